@@ -1,0 +1,60 @@
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Ctx } from './context.ts';
+import { installErrorHandler } from './http/error-handler.ts';
+import { agentRoutes } from './http/routes/agents.ts';
+import { discoveryRoutes } from './http/routes/discovery.ts';
+import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
+import { jobRoutes } from './http/routes/jobs.ts';
+import { outputRoutes } from './http/routes/outputs.ts';
+import { sessionRoutes } from './http/routes/sessions.ts';
+import type { LocalBlobStore } from './storage/local-blob-store.ts';
+import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
+
+export const SERVICE_VERSION = '1.0.0';
+
+export interface AppDeps {
+  ctx: Ctx;
+  agentToken: string;
+  /** Present when blobs live on local disk: the coordinator serves their signed URLs. */
+  localBlobs?: LocalBlobStore;
+  healthChecks: Record<string, HealthCheck>;
+}
+
+/** Registers every route; never listens (tests use app.inject or listen themselves). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    // pino's Logger and fastify's FastifyBaseLogger differ only in optional typing details.
+    loggerInstance: deps.ctx.logger as unknown as FastifyBaseLogger,
+    // JSON bodies are small (the largest, an edit transcript, is capped at 256 KB).
+    bodyLimit: 1024 * 1024,
+    trustProxy: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandler(app);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'cutroom',
+        version: SERVICE_VERSION,
+        description: 'Pay-per-job audio/video post-production: transcripts (SRT, VTT, TXT, word-level JSON) and more. No account: create a session, create a job, upload, poll, download.',
+      },
+      servers: [{ url: deps.ctx.config.publicBaseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'session_token from POST /api/v1/sessions' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(sessionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(jobRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
+  await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl });
+  await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });
+  if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs);
+  return app;
+}

@@ -1,0 +1,80 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { LIMITS } from '@cutroom/shared/limits';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const optionalUrl = z.string().url().optional().or(z.literal('').transform(() => undefined));
+const optional = z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+
+/**
+ * The coordinator's configuration: the only reader of process.env in this package.
+ * Unset production URLs select the embedded default (PGlite, local-disk blobs, nats-server child).
+ */
+const EnvSchema = z.object({
+  /** HTTP port. @default 8080 */
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** Interface to listen on. @default 127.0.0.1 (set 0.0.0.0 behind a proxy or in a container) */
+  HOST: z.string().default('127.0.0.1'),
+  /** Base URL callers and agents use to reach this service. @default http://HOST:PORT */
+  PUBLIC_BASE_URL: optionalUrl,
+  /** Folder for the embedded database, blobs, nats-server store and generated secrets. @default <repo>/.data */
+  DATA_DIR: z.string().default(resolve(repoRoot, '.data')),
+  /** Postgres URL; unset → embedded PGlite under DATA_DIR/pg. */
+  DATABASE_URL: optionalUrl,
+  /** NATS URL (JetStream enabled); unset → the embedded default starts a nats-server child. */
+  NATS_URL: optionalUrl,
+  /** S3-compatible endpoint; unset with no S3_BUCKET → local-disk blobs served by the coordinator. */
+  S3_ENDPOINT: optionalUrl,
+  /** Bucket for sources and outputs; setting it selects the S3 store. */
+  S3_BUCKET: optional,
+  /** @default us-east-1 */
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: optional,
+  S3_SECRET_ACCESS_KEY: optional,
+  /** Path-style URLs (MinIO and most self-hosted stores need them). @default true */
+  S3_FORCE_PATH_STYLE: bool.default(true),
+  /** Host to sign presigned URLs for when agents/callers reach S3 by another name. */
+  S3_PUBLIC_ENDPOINT: optionalUrl,
+  /** Shared secret render-agents present; unset in the embedded default → generated per data folder. */
+  AGENT_TOKEN: z.string().min(16).optional(),
+  /** HMAC secret for local-disk presigned URLs; unset → generated per data folder. */
+  URL_SIGNING_SECRET: z.string().min(16).optional(),
+  /** Session token lifetime. @default 168 (7 days) */
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
+  /** Lifetime of presigned upload/download URLs. @default 3600 */
+  PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
+  /** Largest accepted upload. @default 2 GiB */
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(LIMITS.uploadMaxBytes),
+  /** Agent lease; agents renew at half. @default 30000 */
+  LEASE_MS: z.coerce.number().int().min(2000).default(30_000),
+  /** Attempts before a job fails for good. @default 3 */
+  MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** How often the sweeper looks for expired leases and retention. @default 5000 */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
+  /** Whisper model agents are asked to use. @default tiny.en */
+  WHISPER_MODEL: z.string().default('tiny.en'),
+  /** Embedded default only: render-agents to start beside the coordinator. @default 1 */
+  EMBEDDED_AGENTS: z.coerce.number().int().min(0).max(8).default(1),
+  /** pino level. @default info */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type CoordinatorEnv = z.infer<typeof EnvSchema>;
+
+export interface CoordinatorConfig extends CoordinatorEnv {
+  publicBaseUrl: string;
+}
+
+export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): CoordinatorConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
+  const publicBaseUrl = (c.PUBLIC_BASE_URL ?? `http://${host}:${c.PORT}`).replace(/\/+$/, '');
+  return { ...c, publicBaseUrl };
+}

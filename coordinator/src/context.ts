@@ -1,0 +1,16 @@
+import type { Db } from './db/database.ts';
+import type { CoordinatorConfig } from './config.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Logger } from './lib/logger.ts';
+import type { BlobStore } from './storage/blob-store.ts';
+
+/** What every service function receives: no module-level singletons, so tests build their own. */
+export interface Ctx {
+  db: Db;
+  blobs: BlobStore;
+  clock: Clock;
+  config: CoordinatorConfig;
+  logger: Logger;
+  /** Wakes the outbox relay after a commit that wrote outbox rows (it also polls). */
+  notifyOutbox: () => void;
+}

@@ -1,0 +1,19 @@
+import { workSubject, type WorkKind, type WorkWakeup } from '@cutroom/proto';
+import type { Tx } from '../db/database.ts';
+import { outbox } from '../db/schema.ts';
+
+/** Job type → the work kind (and so the JetStream subject) that serves it. */
+export function workKindOf(jobType: string): WorkKind {
+  if (jobType === 'transcribe') return 'transcribe';
+  throw new Error(`no work kind serves job type ${jobType}`);
+}
+
+/**
+ * Writes a wake-up to the outbox inside the caller's transaction: it is published if and only
+ * if the status change that queued the job commits.
+ */
+export async function enqueueWakeup(tx: Tx, jobId: string, jobType: string, now: Date): Promise<void> {
+  const kind = workKindOf(jobType);
+  const payload: WorkWakeup = { v: 1, job_id: jobId, kind, enqueued_at: now.toISOString() };
+  await tx.insert(outbox).values({ subject: workSubject(kind), payload, createdAt: now });
+}

@@ -1,0 +1,45 @@
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, RetentionPolicy, StorageType, jetstreamManager } from '@nats-io/jetstream';
+import { WORK_KINDS, WORK_STREAM, WORK_SUBJECT_PREFIX, workConsumerName, workSubject } from '@cutroom/proto';
+
+export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+}
+
+/**
+ * Creates (or updates) the work-queue stream and one durable pull consumer per work kind.
+ * ack_wait is generous because agents call working() at half the lease; the database lease,
+ * not JetStream redelivery, decides when a stuck attempt is taken over.
+ */
+export async function ensureWorkStream(nc: NatsConnection, opts: { ackWaitMs: number }): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const stream = {
+    name: WORK_STREAM,
+    subjects: [`${WORK_SUBJECT_PREFIX}.>`],
+    retention: RetentionPolicy.Workqueue,
+    storage: StorageType.File,
+    // Outbox ids are the message ids: a re-relayed row inside this window is dropped.
+    duplicate_window: nanos(10 * 60_000),
+  };
+  try {
+    await jsm.streams.info(WORK_STREAM);
+    await jsm.streams.update(WORK_STREAM, stream);
+  } catch {
+    await jsm.streams.add(stream);
+  }
+  for (const kind of WORK_KINDS) {
+    const consumer = {
+      durable_name: workConsumerName(kind),
+      filter_subject: workSubject(kind),
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: nanos(opts.ackWaitMs),
+      max_deliver: -1,
+    };
+    try {
+      await jsm.consumers.info(WORK_STREAM, consumer.durable_name);
+      await jsm.consumers.update(WORK_STREAM, consumer.durable_name, { ack_wait: consumer.ack_wait });
+    } catch {
+      await jsm.consumers.add(WORK_STREAM, consumer);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import { loadCoordinatorConfig } from './config.ts';
+import { startAgentChild, type AgentChild } from './embedded/agent-children.ts';
+import { startNatsServer, type NatsChild } from './embedded/nats-server.ts';
+import { loadOrCreateSecrets } from './embedded/secrets.ts';
+import { startCoordinator } from './server.ts';
+
+/**
+ * The embedded default (`npm start`): one machine, zero configuration. A nats-server child
+ * with JetStream, PGlite and local-disk blobs under DATA_DIR, the coordinator, and
+ * EMBEDDED_AGENTS render-agent children. Billing is off: jobs are created already paid.
+ * Any of DATABASE_URL / NATS_URL / S3_BUCKET, when set, replaces its embedded part.
+ */
+const config = loadCoordinatorConfig();
+const secrets = loadOrCreateSecrets(config.DATA_DIR, { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
+let nats: NatsChild | undefined;
+const natsUrl = config.NATS_URL ?? (nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') })).url;
+const coordinator = await startCoordinator(config, secrets, { natsUrl });
+const agents: AgentChild[] = [];
+for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {
+  agents.push(startAgentChild({ id: `embedded-agent-${i + 1}`, coordinatorUrl: coordinator.url, natsUrl, agentToken: secrets.agentToken }));
+}
+
+process.stdout.write(
+  `\ncutroom is running at ${coordinator.url}\n` +
+  `  API: ${coordinator.url}/api/v1   OpenAPI: ${coordinator.url}/openapi.json   health: ${coordinator.url}/health\n` +
+  `  data folder: ${config.DATA_DIR}   billing: off (jobs are created already paid)\n\n`,
+);
+
+let stopping = false;
+async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all(agents.map((a) => a.stop()));
+  await coordinator.stop();
+  await nats?.stop();
+  process.exit(0);
+}
+process.once('SIGINT', () => void shutdown());
+process.once('SIGTERM', () => void shutdown());

@@ -1,0 +1,48 @@
+import { and, eq } from 'drizzle-orm';
+import type { Ctx } from '../context.ts';
+import { jobOutputs, jobs } from '../db/schema.ts';
+import { AppError } from '../lib/app-error.ts';
+import { isActive } from './transitions.ts';
+import type { JobStatus } from '@cutroom/shared/job-types';
+import { loadOwnedJob, type JobRow } from './job-access.ts';
+import { transitionJob } from './transition-job.ts';
+
+function refuseWhileRunning(job: JobRow): void {
+  if (isActive(job.status as JobStatus)) {
+    throw new AppError('conflict', `job ${job.id} is still processing (status ${job.status}); delete after it completes`);
+  }
+}
+
+/** Once the source and every output are gone, a finished job becomes `deleted`. */
+async function markDeletedWhenEmpty(ctx: Ctx, jobId: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
+    if (!job || !['completed', 'failed'].includes(job.status)) return;
+    const left = await tx.select({ id: jobOutputs.id }).from(jobOutputs).where(eq(jobOutputs.jobId, jobId)).limit(1);
+    if (left.length || (job.sourceKey && !job.sourceDeletedAt)) return;
+    await transitionJob(tx, { jobId, from: job.status as 'completed' | 'failed', to: 'deleted', reason: 'deleted by caller', now: ctx.clock.now() });
+  });
+}
+
+/** DELETE /jobs/{id}/source */
+export async function deleteSource(ctx: Ctx, sessionId: string, jobId: string) {
+  const job = await loadOwnedJob(ctx.db, jobId, sessionId);
+  if (!job.sourceKey || job.sourceDeletedAt) throw new AppError('not_found', `job ${job.id} has no stored source`);
+  refuseWhileRunning(job);
+  await ctx.blobs.delete(job.sourceKey);
+  await ctx.db.update(jobs).set({ sourceDeletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() }).where(eq(jobs.id, job.id));
+  await markDeletedWhenEmpty(ctx, job.id);
+  return { deleted: true as const };
+}
+
+/** DELETE /jobs/{id}/outputs/{role} */
+export async function deleteOutput(ctx: Ctx, sessionId: string, jobId: string, role: string) {
+  const job = await loadOwnedJob(ctx.db, jobId, sessionId);
+  const [out] = await ctx.db.select().from(jobOutputs).where(and(eq(jobOutputs.jobId, job.id), eq(jobOutputs.role, role))).limit(1);
+  if (!out) throw new AppError('not_found', `job ${job.id} has no output ${role}`);
+  refuseWhileRunning(job);
+  for (const key of [out.storageKey, ...Object.values(out.meta)]) if (key) await ctx.blobs.delete(key);
+  await ctx.db.delete(jobOutputs).where(eq(jobOutputs.id, out.id));
+  await markDeletedWhenEmpty(ctx, job.id);
+  return { deleted: true as const };
+}

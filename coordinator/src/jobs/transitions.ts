@@ -1,0 +1,32 @@
+import type { JobStatus } from '@cutroom/shared/job-types';
+
+/**
+ * The job state machine: every allowed status change, and the only place that lists them.
+ * A self-edge (extracting_audio → extracting_audio) is a requeue after a lost attempt.
+ *
+ *   pending ─paid→ uploading ─complete-upload→ extracting_audio ⇄ transcribing → analyzing → completed
+ *   any active status ─fail→ failed;  completed|failed ─retention/DELETE→ deleted
+ */
+export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  pending: ['uploading', 'extracting_audio', 'failed', 'deleted'],
+  uploading: ['extracting_audio', 'failed', 'deleted'],
+  extracting_audio: ['extracting_audio', 'transcribing', 'failed'],
+  transcribing: ['extracting_audio', 'analyzing', 'completed', 'failed'],
+  analyzing: ['extracting_audio', 'completed', 'failed'],
+  publishing: ['completed', 'failed'],
+  completed: ['deleted'],
+  failed: ['deleted'],
+  deleted: [],
+};
+
+/** Statuses in which an agent may hold the job. */
+export const ACTIVE_STATUSES: readonly JobStatus[] = ['extracting_audio', 'transcribing', 'analyzing', 'publishing'];
+
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'deleted'];
+
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export const isActive = (s: JobStatus): boolean => ACTIVE_STATUSES.includes(s);
+export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);

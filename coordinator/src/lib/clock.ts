@@ -1,0 +1,13 @@
+/** Injected time source: domain code never calls Date.now() directly, so tests can move time. */
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+/** A clock tests can advance by hand. */
+export function createManualClock(start = new Date('2026-01-01T00:00:00Z')): Clock & { advance(ms: number): void } {
+  let t = start.getTime();
+  return { now: () => new Date(t), advance: (ms) => void (t += ms) };
+}
+
+export const addMs = (d: Date, ms: number): Date => new Date(d.getTime() + ms);

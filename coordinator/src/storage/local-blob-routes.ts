@@ -1,0 +1,109 @@
+// Serves the local store's presigned URLs: GET /blobs/<key> (with single Range support, which
+// video players need to seek) and PUT /blobs/<key> (streamed to disk, never buffered whole).
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { InvalidBlobKeyError, assertValidBlobKey } from './blob-store.ts';
+import { formatAttachmentDisposition } from './content-disposition.ts';
+import { BlobTooLargeError, isCode } from './local-blob-files.ts';
+import type { LocalBlobStore } from './local-blob-store.ts';
+import { parseByteRange } from './parse-byte-range.ts';
+
+export interface LocalBlobRoutesOptions {
+  store: LocalBlobStore;
+}
+
+/** Registers the routes in their own encapsulated context (own body parsing and error shape). */
+export function registerLocalBlobRoutes(app: FastifyInstance, store: LocalBlobStore): void {
+  app.register(localBlobRoutes, { store });
+}
+
+export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async (scope, { store }) => {
+  // Media bodies must reach the handler as the raw stream: no JSON/text parsing, no buffering,
+  // whatever the Content-Type (even application/json blobs).
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+  scope.setErrorHandler((err: { statusCode?: number; message: string }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
+    if (status >= 500) req.log.error({ err }, 'blob route failed');
+    return sendError(reply, status, status >= 500 ? 'internal error while serving the blob; retry later' : err.message);
+  });
+
+  // HEAD is declared, not left to fastify's automatic HEAD route: that one would read the whole
+  // file just to discard it (players HEAD multi-GB media).
+  scope.route({ method: ['GET', 'HEAD'], url: '/blobs/*', handler: serveBlob });
+
+  async function serveBlob(req: FastifyRequest, reply: FastifyReply) {
+    const key = keyOf(req);
+    const check = store.verifyRequest('get', key, req.query as Record<string, unknown>);
+    if (!check.isValid) return sendError(reply, 403, `${check.reason}; ask the API for a new download URL`);
+    const file = await store.locate(key);
+    const handle = file && (await open(file.path).catch((err: unknown) => {
+      if (isCode(err, 'ENOENT')) return null; // deleted since locate()
+      throw err;
+    }));
+    if (!file || !handle) return sendError(reply, 404, `blob ${key} does not exist (deleted or never uploaded)`);
+    // Size from the open descriptor: a concurrent replace cannot make it disagree with the bytes.
+    const { size } = await handle.stat();
+    const range = parseByteRange(req.headers.range, size);
+    if (range.kind === 'unsatisfiable') {
+      await handle.close();
+      reply.header('content-range', `bytes */${size}`);
+      return sendError(reply, 416, `range ${req.headers.range} is outside the ${size}-byte blob`);
+    }
+    const { ct, fn } = check.fields;
+    reply
+      .header('content-type', ct || file.contentType || 'application/octet-stream')
+      .header('accept-ranges', 'bytes')
+      // Blobs are user uploads served from the API's origin: never let a browser run them.
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', 'sandbox');
+    if (fn) reply.header('content-disposition', formatAttachmentDisposition(fn));
+    const [start, end] = range.kind === 'partial' ? [range.start, range.end] : [0, size - 1];
+    if (range.kind === 'partial') reply.code(206).header('content-range', `bytes ${start}-${end}/${size}`);
+    reply.header('content-length', end - start + 1);
+    if (req.method === 'HEAD' || size === 0) {
+      await handle.close();
+      return reply.send();
+    }
+    return reply.send(handle.createReadStream({ start, end }));
+  }
+
+  scope.put('/blobs/*', async (req, reply) => {
+    const key = keyOf(req);
+    // Refusing before the body is read: close the connection so the client stops sending.
+    const refuse = (status: number, message: string) => sendError(reply.header('connection', 'close'), status, message);
+    const check = store.verifyRequest('put', key, req.query as Record<string, unknown>);
+    if (!check.isValid) return refuse(403, `${check.reason}; ask the API for a new upload URL`);
+    const sent = req.headers['content-type']?.trim() ?? '';
+    if (sent !== check.fields.ct) {
+      return refuse(400, `send the header Content-Type: ${check.fields.ct} (this URL was signed for it; got "${sent}")`);
+    }
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > store.maxUploadBytes) return refuse(413, new BlobTooLargeError(store.maxUploadBytes).message);
+    if (!req.body) return refuse(400, 'the upload has no body: send the file bytes as the request body');
+    try {
+      await store.putStream(key, req.body as Readable, check.fields.ct, store.maxUploadBytes);
+    } catch (err) {
+      if (err instanceof BlobTooLargeError) return refuse(413, err.message);
+      throw err;
+    }
+    return reply.code(200).send();
+  });
+};
+
+function keyOf(req: FastifyRequest): string {
+  const key = (req.params as { '*'?: string })['*'] ?? '';
+  try {
+    assertValidBlobKey(key);
+  } catch (err) {
+    if (err instanceof InvalidBlobKeyError) throw Object.assign(err, { statusCode: 400 });
+    throw err;
+  }
+  return key;
+}
+
+function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
+  reply.removeHeader('content-disposition');
+  return reply.code(status).type('application/json').send({ error: message });
+}

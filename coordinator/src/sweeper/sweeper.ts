@@ -1,0 +1,67 @@
+import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
+import type { Ctx } from '../context.ts';
+import { jobAttempts, jobOutputs, jobs } from '../db/schema.ts';
+import { enqueueWakeup } from '../dispatch/enqueue.ts';
+import { failJob } from '../jobs/fail-job.ts';
+import { transitionJob } from '../jobs/transition-job.ts';
+import { ACTIVE_STATUSES } from '../jobs/transitions.ts';
+
+/**
+ * One sweep, with the injected clock:
+ *  1. attempts whose lease ran out (agent killed, host gone) end as `lease_expired`; the job is
+ *     requeued with a new wake-up, or failed (and refunded) after MAX_ATTEMPTS;
+ *  2. finished jobs past expires_at lose their stored source and outputs and become `deleted`.
+ * Each job is handled in its own transaction guarded by the fence it read, so a sweep racing a
+ * late heartbeat or a second coordinator changes nothing twice.
+ */
+export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: number; expired: number }> {
+  const now = ctx.clock.now();
+  const result = { requeued: 0, failed: 0, expired: 0 };
+  const lapsed = await ctx.db.select().from(jobs).where(and(
+    isNotNull(jobs.currentAttemptId), lt(jobs.leaseExpiresAt, now), inArray(jobs.status, [...ACTIVE_STATUSES]),
+  )).limit(100);
+  for (const job of lapsed) {
+    const attemptId = job.currentAttemptId!;
+    const fence = and(eq(jobs.currentAttemptId, attemptId), lt(jobs.leaseExpiresAt, now));
+    const outcome = await ctx.db.transaction(async (tx) => {
+      await tx.update(jobAttempts).set({ endedAt: now, outcome: 'lease_expired' }).where(eq(jobAttempts.id, attemptId));
+      if (job.attemptCount >= ctx.config.MAX_ATTEMPTS) {
+        const row = await failJob(tx, { jobId: job.id, now, code: 'attempts_exhausted', message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`, attemptId, where: fence });
+        return row ? 'failed' : null;
+      }
+      const row = await transitionJob(tx, {
+        jobId: job.id, from: job.status as 'transcribing', to: 'extracting_audio', reason: 'lease expired', now, attemptId, where: fence,
+        patch: { currentAttemptId: null, leaseExpiresAt: null, progress: null },
+      });
+      if (!row) return null;
+      await enqueueWakeup(tx, job.id, job.jobType, now);
+      return 'requeued';
+    });
+    if (outcome === 'requeued') result.requeued++;
+    if (outcome === 'failed') result.failed++;
+    ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, outcome }, 'lease expired');
+  }
+  if (result.requeued) ctx.notifyOutbox();
+
+  const expired = await ctx.db.select().from(jobs).where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now))).limit(100);
+  for (const job of expired) {
+    await ctx.blobs.deletePrefix(`jobs/${job.id}/`);
+    const moved = await ctx.db.transaction(async (tx) => {
+      await tx.delete(jobOutputs).where(eq(jobOutputs.jobId, job.id));
+      return transitionJob(tx, {
+        jobId: job.id, from: job.status as 'completed', to: 'deleted', reason: 'retention expired', now,
+        patch: { sourceDeletedAt: now },
+      });
+    });
+    if (moved) result.expired++;
+  }
+  return result;
+}
+
+export function startSweeper(ctx: Ctx) {
+  let running: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    running = sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed'));
+  }, ctx.config.SWEEP_INTERVAL_MS);
+  return { async stop() { clearInterval(timer); await running; } };
+}

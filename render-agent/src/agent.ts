@@ -1,0 +1,134 @@
+import fs from 'node:fs/promises';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { AgentCapabilities, WorkKind } from '@cutroom/proto';
+import { detectCapabilities } from './capabilities/detect-capabilities.ts';
+import { handleWakeup } from './claim/handle-wakeup.ts';
+import type { AgentConfig } from './config.ts';
+import { createCoordinatorClient } from './coordinator-client.ts';
+import { AttemptAbortedError } from './errors.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { sleep } from './retry.ts';
+import { getWorkConsumer } from './work-consumers.ts';
+
+export interface StartAgentOptions {
+  /** @default a pino logger at config.logLevel */
+  logger?: Logger;
+}
+
+export interface AgentHandle {
+  capabilities: AgentCapabilities;
+  /** Resolves once registered and bound to the work consumers (pulling has begun). */
+  ready: Promise<void>;
+  /** Settles when the pull loop ends: resolves after stop(), rejects if it crashed. */
+  done: Promise<void>;
+  /** Stops pulling, aborts the current attempt (retried elsewhere after its lease), closes NATS. */
+  stop(): Promise<void>;
+}
+
+/** How long one pull waits for a wake-up before asking again. */
+const PULL_EXPIRES_MS = 5_000;
+
+/**
+ * Connects, announces what this host can do, then pulls wake-ups and runs one job at a time.
+ * Throws if NATS is unreachable or the host can serve no work kind; waits (logging) for the
+ * coordinator and its consumers otherwise.
+ */
+export async function startAgent(config: AgentConfig, options: StartAgentOptions = {}): Promise<AgentHandle> {
+  const logger = options.logger ?? createLogger(config.logLevel, config.agentId);
+  await fs.mkdir(config.workDir, { recursive: true });
+  const detected = await detectCapabilities(config, logger);
+  const kinds = detected.capabilities.work_kinds;
+  if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${detected.missing.join('; ')}`);
+
+  const nc = await connect({ servers: config.natsUrl.split(','), name: `render-agent ${config.agentId}`, maxReconnectAttempts: -1 });
+  const client = createCoordinatorClient({ baseUrl: config.coordinatorUrl, token: config.agentToken, logger });
+  const stopController = new AbortController();
+  const stopSignal = stopController.signal;
+  const deps = { config, client, whisper: detected.whisper, nc, logger, stopSignal };
+
+  const ready = (async () => {
+    await client.register(detected.capabilities, stopSignal);
+    logger.info({ coordinator: config.coordinatorUrl, kinds }, 'registered');
+    const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(nc, k, stopSignal, logger).then((c) => [k, c] as const)));
+    return new Map<WorkKind, Consumer>(consumers);
+  })();
+
+  const loop = (async () => {
+    const consumers = await ready;
+    logger.info('pulling work');
+    while (!stopSignal.aborted) {
+      for (const [kind, consumer] of consumers) {
+        if (stopSignal.aborted) break;
+        let msg: JsMsg | null;
+        try {
+          msg = await pullOrStop(consumer, stopSignal);
+        } catch (err) {
+          if (stopSignal.aborted) break;
+          // The consumer may have been deleted and recreated by a restarting coordinator.
+          logger.warn({ kind, err: (err as Error).message }, 'pull failed; rebinding to the work consumer');
+          await sleep(1_000, stopSignal).catch(() => undefined);
+          if (!stopSignal.aborted) consumers.set(kind, await getWorkConsumer(nc, kind, stopSignal, logger));
+          continue;
+        }
+        if (!msg) continue;
+        try {
+          // One job at a time: the next pull waits for this one to end.
+          await handleWakeup(msg, deps);
+        } catch (err) {
+          logger.error({ kind, err: (err as Error).message }, 'handling a wake-up failed');
+        }
+      }
+    }
+  })();
+  // Stopping before the coordinator answered rejects `ready` with the stop reason: not a crash.
+  const done = loop.catch((err: unknown) => {
+    if (stopSignal.aborted) return;
+    logger.fatal({ err: (err as Error).message }, 'agent loop crashed');
+    throw err;
+  });
+  const readyPublic = ready.then(() => undefined);
+  readyPublic.catch(() => undefined);
+  done.catch(() => undefined);
+
+  let stopping: Promise<void> | null = null;
+  return {
+    capabilities: detected.capabilities,
+    ready: readyPublic,
+    done,
+    stop() {
+      stopping ??= (async () => {
+        logger.info('stopping: no new pulls, aborting the current attempt');
+        stopController.abort(new AttemptAbortedError('shutdown', 'agent stopping'));
+        await done.catch(() => undefined);
+        await nc.drain().catch(() => nc.close());
+        logger.info('stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+/**
+ * Waits for a wake-up, or for stop. A pull answered after stop is nak'ed so the message goes
+ * straight to another agent instead of waiting out its ack deadline.
+ */
+async function pullOrStop(consumer: Consumer, stopSignal: AbortSignal): Promise<JsMsg | null> {
+  const pull = consumer.next({ expires: PULL_EXPIRES_MS });
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    stopSignal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const msg = await Promise.race([pull, stopped]);
+    if (stopSignal.aborted) {
+      msg?.nak();
+      return null;
+    }
+    return msg;
+  } finally {
+    if (onAbort) stopSignal.removeEventListener('abort', onAbort);
+    pull.then((late) => (stopSignal.aborted ? late?.nak() : undefined)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AGENT_ROUTES } from '@cutroom/proto';
+import { createCoordinatorClient, TransientError } from './coordinator-client.ts';
+import { CoordinatorError, StaleAttemptError } from './errors.ts';
+
+type Reply = { status: number; body?: unknown };
+const seen: { url: string; auth: string | undefined; body: unknown }[] = [];
+let replies: Reply[] = [];
+let server: http.Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (c) => (data += c));
+    req.on('end', () => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(data) });
+      const r = replies.shift() ?? { status: 200, body: {} };
+      res.writeHead(r.status, { 'content-type': 'application/json' }).end(JSON.stringify(r.body ?? {}));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+beforeEach(() => {
+  seen.length = 0;
+  replies = [];
+});
+
+const fence = { v: 1 as const, job_id: '0190a5a0-0000-7000-8000-000000000001', attempt_id: '0190a5a0-0000-7000-8000-000000000002', agent_id: 'a1' };
+const client = () => createCoordinatorClient({ baseUrl, token: 'sekrit', backoff: { initialMs: 5, maxMs: 20 } });
+
+describe('createCoordinatorClient', () => {
+  it('posts with the bearer token and validates the answer', async () => {
+    replies = [{ status: 200, body: { v: 1, claimed: false, reason: 'taken' } }];
+    await expect(client().claim({ v: 1, job_id: fence.job_id, agent_id: 'a1' })).resolves.toEqual({ v: 1, claimed: false, reason: 'taken' });
+    expect(seen[0]).toMatchObject({ url: AGENT_ROUTES.claim, auth: 'Bearer sekrit', body: { job_id: fence.job_id } });
+  });
+
+  it('turns 409 into StaleAttemptError', async () => {
+    replies = [{ status: 409, body: { v: 1, error: 'attempt superseded', stale: true } }];
+    await expect(client().heartbeat(fence)).rejects.toThrow(StaleAttemptError);
+  });
+
+  it('retries complete through 5xx until answered', async () => {
+    replies = [{ status: 503 }, { status: 502 }, { status: 500 }, { status: 200 }];
+    const req = { ...fence, media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' }, language: 'en', outputs: [] };
+    await client().complete(req);
+    expect(seen).toHaveLength(4);
+  });
+
+  it('gives up on claim after a few tries', async () => {
+    replies = [{ status: 503 }, { status: 503 }, { status: 503 }, { status: 200, body: { v: 1, claimed: false, reason: 'x' } }];
+    await expect(client().claim({ v: 1, job_id: fence.job_id, agent_id: 'a1' })).rejects.toThrow(/503/);
+    expect(seen).toHaveLength(3);
+  });
+
+  it('gives up on a stage report after its bounded tries with a TransientError', async () => {
+    replies = [{ status: 500 }, { status: 500 }, { status: 200 }];
+    const c = createCoordinatorClient({ baseUrl, token: 't', backoff: { initialMs: 5, maxMs: 20 }, stageTries: 2 });
+    await expect(c.stage({ ...fence, stage: 'transcribing' })).rejects.toThrow(TransientError);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('does not retry a 4xx and reports a body that breaks the protocol', async () => {
+    replies = [{ status: 400, body: { error: 'bad' } }];
+    await expect(client().fail({ ...fence, code: 'internal', message: 'x' })).rejects.toThrow(CoordinatorError);
+    replies = [{ status: 200, body: { v: 1, cancel: 'nope' } }];
+    await expect(client().heartbeat(fence)).rejects.toThrow(/does not match the protocol/);
+  });
+
+  it('retries network errors and stops when its signal aborts', async () => {
+    const dead = createCoordinatorClient({ baseUrl: 'http://127.0.0.1:1', token: 't', backoff: { initialMs: 5, maxMs: 10 } });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('shutting down')), 100);
+    await expect(dead.fail({ ...fence, code: 'internal', message: 'x' }, ac.signal)).rejects.toThrow('shutting down');
+  });
+});

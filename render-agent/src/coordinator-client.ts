@@ -1,0 +1,106 @@
+import {
+  AGENT_ROUTES, ClaimResponse, HeartbeatResponse, StaleAttempt,
+  type AgentCapabilities, type ClaimRequest, type CompleteRequest, type FailRequest, type Fence, type StageRequest,
+} from '@cutroom/proto';
+import type { z } from 'zod';
+import { CoordinatorError, StaleAttemptError } from './errors.ts';
+import type { Logger } from './logger.ts';
+import { backoffDelayMs, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from './retry.ts';
+
+export interface CoordinatorClientOptions {
+  baseUrl: string;
+  token: string;
+  /** Bound on one HTTP request; retries follow. @default 10 s */
+  requestTimeoutMs?: number;
+  /** @default DEFAULT_BACKOFF (500 ms doubling to 30 s) */
+  backoff?: BackoffPolicy;
+  /** Tries for claim before giving up: a wake-up is only a hint. @default 3 */
+  claimTries?: number;
+  /** Tries for a stage report (about a minute with the default back-off). @default 8 */
+  stageTries?: number;
+  logger?: Logger;
+}
+
+/** Network error, timeout, 5xx or 429: the call may succeed if repeated. */
+export class TransientError extends Error {
+  override readonly name = 'TransientError';
+}
+
+/** Typed client for the coordinator's /internal/v1 routes; every response is schema-checked. */
+export type CoordinatorClient = ReturnType<typeof createCoordinatorClient>;
+
+export function createCoordinatorClient(opts: CoordinatorClientOptions) {
+  const timeoutMs = opts.requestTimeoutMs ?? 10_000;
+  const backoff = opts.backoff ?? DEFAULT_BACKOFF;
+
+  async function post<S extends z.ZodType>(route: string, body: unknown, schema: S | null, signal?: AbortSignal): Promise<z.output<S>> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(new URL(route, opts.baseUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      signal?.throwIfAborted();
+      throw new TransientError(`${route}: ${(err as Error).message}`, { cause: err });
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 409) {
+      const stale = StaleAttempt.safeParse(safeJson(text));
+      throw new StaleAttemptError(stale.success ? stale.data.error : `${route} answered 409`);
+    }
+    if (res.status >= 500 || res.status === 429) throw new TransientError(`${route} answered ${res.status}: ${text.slice(0, 200)}`);
+    if (!res.ok) throw new CoordinatorError(res.status, `${route} answered ${res.status}: ${text.slice(0, 500)}`);
+    if (schema === null) return undefined as z.output<S>;
+    const parsed = schema.safeParse(safeJson(text));
+    if (!parsed.success) throw new CoordinatorError(res.status, `${route} answered a body that does not match the protocol: ${parsed.error.message}`);
+    return parsed.data;
+  }
+
+  /** Repeats transient failures: forever when `tries` is Infinity, until `signal` aborts. */
+  async function withRetry<T>(route: string, tries: number, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        if (!(err instanceof TransientError) || attempt + 1 >= tries) throw err;
+        const delay = backoffDelayMs(attempt, backoff);
+        opts.logger?.warn({ route, err: err.message, retry_in_ms: delay, attempt: attempt + 1 }, 'coordinator call failed, retrying');
+        await sleep(delay, signal);
+      }
+    }
+  }
+
+  return {
+    /** Announces capabilities; retried until the coordinator answers (it may start after us). */
+    register: (caps: AgentCapabilities, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.register, Infinity, signal, () => post(AGENT_ROUTES.register, caps, null, signal)),
+    /** A few tries only: if the coordinator is down the wake-up is redelivered anyway. */
+    claim: (req: ClaimRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.claim, opts.claimTries ?? 3, signal, () => post(AGENT_ROUTES.claim, req, ClaimResponse, signal)),
+    /** One try: the lease keeper calls again at the next tick. */
+    heartbeat: (fence: Fence, signal?: AbortSignal) => post(AGENT_ROUTES.heartbeat, fence, HeartbeatResponse, signal),
+    /**
+     * A status change: retried for about a minute, then TransientError. Bounded, unlike the
+     * terminal calls, so a coordinator that keeps refusing cannot wedge the agent mid-job.
+     */
+    stage: (req: StageRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.stage, opts.stageTries ?? 8, signal, () => post(AGENT_ROUTES.stage, req, null, signal)),
+    /** Terminal results are retried until answered; idempotent for the same attempt. */
+    complete: (req: CompleteRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.complete, Infinity, signal, () => post(AGENT_ROUTES.complete, req, null, signal)),
+    fail: (req: FailRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.fail, Infinity, signal, () => post(AGENT_ROUTES.fail, req, null, signal)),
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

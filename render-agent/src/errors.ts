@@ -1,0 +1,53 @@
+import type { FailureCode } from '@cutroom/proto';
+
+/**
+ * A failure the pipeline can name: the code goes to the coordinator's `fail` call (its error
+ * table decides retry and refund), the message is shown to the caller, so it says what went
+ * wrong in their terms.
+ */
+export class PipelineError extends Error {
+  override readonly name = 'PipelineError';
+  readonly code: FailureCode;
+  constructor(code: FailureCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** The coordinator refused a fenced call (HTTP 409): this attempt is no longer ours. */
+export class StaleAttemptError extends Error {
+  override readonly name = 'StaleAttemptError';
+}
+
+/** The coordinator answered with an error we do not retry (4xx other than 409, bad body). */
+export class CoordinatorError extends Error {
+  override readonly name = 'CoordinatorError';
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** Turns whatever reached the pipeline's top into a code and a message for `fail`. */
+export function classifyFailure(err: unknown): { code: FailureCode; message: string } {
+  if (err instanceof PipelineError) return { code: err.code, message: err.message };
+  const detail = err instanceof Error ? err.message : String(err);
+  return { code: 'internal', message: `render-agent internal error: ${detail}`.slice(0, 2000) };
+}
+
+/**
+ * cancelled/stale: the coordinator said stop. shutdown: this agent is stopping. unreachable:
+ * the coordinator would not take a stage report; the lease runs out and the job is retried.
+ */
+export type AbortReason = 'cancelled' | 'stale' | 'shutdown' | 'unreachable';
+
+/** Why an attempt was stopped from outside; the pipeline stops quietly (no `fail`) on any of them. */
+export class AttemptAbortedError extends Error {
+  override readonly name = 'AttemptAbortedError';
+  readonly why: AbortReason;
+  constructor(why: AbortReason, message: string) {
+    super(message);
+    this.why = why;
+  }
+}

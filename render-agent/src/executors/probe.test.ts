@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { PipelineError } from '../errors.ts';
+import { assertTranscribable, parseProbeOutput } from './probe.ts';
+
+const wav = { streams: [{ codec_type: 'audio', codec_name: 'pcm_s16le', duration: '7.100000' }], format: { format_name: 'wav', duration: '7.100000' } };
+const mp4 = {
+  streams: [
+    { codec_type: 'video', codec_name: 'h264', duration: '7.120000', disposition: { attached_pic: 0 } },
+    { codec_type: 'audio', codec_name: 'aac', duration: '7.100000' },
+  ],
+  format: { format_name: 'mov,mp4,m4a,3gp,3g2,mj2', duration: '7.120000' },
+};
+const mp3WithCover = {
+  streams: [
+    { codec_type: 'audio', codec_name: 'mp3', duration: '3.0' },
+    { codec_type: 'video', codec_name: 'mjpeg', duration: 'N/A', disposition: { attached_pic: 1 } },
+  ],
+  format: { format_name: 'mp3', duration: '3.0' },
+};
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof PipelineError ? err.code : 'not-a-pipeline-error';
+  }
+  return undefined;
+}
+
+describe('parseProbeOutput', () => {
+  it('reads audio-only and video files', () => {
+    expect(parseProbeOutput(JSON.stringify(wav))).toEqual({ duration_seconds: 7.1, has_video: false, has_audio: true, format_name: 'wav' });
+    expect(parseProbeOutput(JSON.stringify(mp4))).toMatchObject({ duration_seconds: 7.12, has_video: true, has_audio: true });
+  });
+  it('does not count cover art as video', () => {
+    expect(parseProbeOutput(JSON.stringify(mp3WithCover)).has_video).toBe(false);
+  });
+  it('falls back to stream durations when the format has none', () => {
+    const noFormatDuration = { ...wav, format: { format_name: 'aac' } };
+    expect(parseProbeOutput(JSON.stringify(noFormatDuration)).duration_seconds).toBe(7.1);
+  });
+  it('classifies empty or garbage output as media_invalid', () => {
+    expect(codeOf(() => parseProbeOutput('{\n\n}'))).toBe('media_invalid');
+    expect(codeOf(() => parseProbeOutput('not json'))).toBe('media_invalid');
+  });
+});
+
+describe('assertTranscribable', () => {
+  it('refuses silent video and over-long media', () => {
+    expect(codeOf(() => assertTranscribable({ duration_seconds: 5, has_video: true, has_audio: false, format_name: 'mp4' }))).toBe('media_no_audio');
+    expect(codeOf(() => assertTranscribable({ duration_seconds: 5 * 3600, has_video: false, has_audio: true, format_name: 'wav' }))).toBe('media_too_long');
+    expect(codeOf(() => assertTranscribable({ duration_seconds: 5, has_video: false, has_audio: true, format_name: 'wav' }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,5 @@
+export { startAgent, type AgentHandle, type StartAgentOptions } from './agent.ts';
+export { loadAgentConfig, AgentConfig } from './config.ts';
+export { detectCapabilities, type DetectedCapabilities } from './capabilities/detect-capabilities.ts';
+export { createCoordinatorClient, type CoordinatorClient } from './coordinator-client.ts';
+export { PipelineError, StaleAttemptError, CoordinatorError, AttemptAbortedError } from './errors.ts';

@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+
+/** Debian's pocketsphinx-testdata: LibriVox utterances (public domain) with reference text. */
+export const LIBRIVOX_DIR = '/usr/share/pocketsphinx/test/data/librivox';
+
+export interface Utterance { file: string; reference: string }
+
+export function librivoxUtterances(): Utterance[] {
+  const lines = readFileSync(join(LIBRIVOX_DIR, 'transcription'), 'utf8').split('\n').filter(Boolean);
+  return lines.map((line) => {
+    const m = /^<s>\s*(.*?)\s*<\/s>\s*\((.+)\)$/.exec(line.trim());
+    if (!m) throw new Error(`unexpected transcription line: ${line}`);
+    return { file: join(LIBRIVOX_DIR, `${m[2]}.wav`), reference: m[1]! };
+  });
+}
+
+/** Concatenates WAVs (repeated `times`) into one 16 kHz mono WAV at `out`, with short pauses. */
+export async function concatWavs(files: string[], out: string, times = 1): Promise<void> {
+  const list = Array.from({ length: times }, () => files).flat();
+  const inputs = list.flatMap((f) => ['-i', f]);
+  const filter = `${list.map((_, i) => `[${i}:a]apad=pad_dur=0.4[a${i}];`).join('')}${list.map((_, i) => `[a${i}]`).join('')}concat=n=${list.length}:v=0:a=1[out]`;
+  await execa('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', filter, '-map', '[out]', '-ar', '16000', '-ac', '1', out]);
+}
+
+/** A small H.264/AAC MP4: a test pattern with the given audio as its sound track. */
+export async function makeVideo(audio: string, out: string): Promise<void> {
+  await execa('ffmpeg', [
+    '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-i', audio,
+    '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', out,
+  ]);
+}
