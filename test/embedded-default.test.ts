@@ -1,0 +1,62 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, waitFor } from './fixtures/index.ts';
+import { apiClient } from './harness/api.ts';
+import { librivoxUtterances } from './harness/media.ts';
+import { wordErrorRate } from './harness/wer.ts';
+
+const entry = resolve(import.meta.dirname, '../coordinator/src/embedded-main.ts');
+
+/**
+ * The embedded default exactly as `npm start` runs it (nats-server child, PGlite, local blobs,
+ * one agent child): transcribe a file, stop it, start it again on the same data folder, and the
+ * job and its outputs are still there.
+ */
+describe('embedded default (npm start)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cutroom-embedded-'));
+  let child: ResultPromise | undefined;
+
+  async function start(port: number): Promise<{ ms: number; output: () => string }> {
+    const t0 = Date.now();
+    let out = '';
+    child = execa(process.execPath, [entry], { env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, all: true, reject: false });
+    child.all?.on('data', (d: Buffer) => { out += d.toString(); });
+    await waitFor(async () => out.includes('cutroom is running at'), 60_000, { description: 'embedded default to print its URL' });
+    return { ms: Date.now() - t0, output: () => out };
+  }
+
+  async function stop(): Promise<number | undefined> {
+    child?.kill('SIGTERM');
+    const r = await child;
+    child = undefined;
+    return r?.exitCode;
+  }
+
+  afterAll(async () => { await stop(); });
+
+  it('transcribes, survives a restart, and starts again in seconds', async () => {
+    const port = await freePort();
+    const first = await start(port);
+    expect(first.output()).toContain(`http://127.0.0.1:${port}`);
+    expect(first.output()).toContain('billing: off');
+    const api = apiClient(`http://127.0.0.1:${port}`);
+    const token = await api.newSession();
+    const u = librivoxUtterances()[0]!;
+    const id = await api.submitTranscribe(token, u.file, 'one.wav', 'audio/wav');
+    const job = await api.waitForJob(token, id, undefined, 120_000);
+    expect(job.status, job.error_message).toBe('completed');
+    expect(await stop()).toBe(0);
+
+    const second = await start(port);
+    expect(second.ms).toBeLessThan(15_000);
+    const again = await api.call('GET', `/api/v1/jobs/${id}`, { token });
+    expect(again.body.status).toBe('completed');
+    const srt = await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download`, { token });
+    const text = await (await fetch(srt.body.download_url)).text();
+    expect(wordErrorRate(u.reference, text.replace(/^\d+\n.*-->.*$/gm, ''))).toBeLessThan(0.25);
+    expect(await stop()).toBe(0);
+  });
+});
