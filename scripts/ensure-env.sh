@@ -55,7 +55,7 @@ fi
 lock_sum="$(sha256sum package-lock.json 2>/dev/null | cut -c1-16 || echo none)"
 if ! stamp_ok npm "$lock_sum" || [ ! -d node_modules ]; then
   say "installing npm dependencies"
-  npm ci --silent --no-fund --no-audit
+  npm ci --no-fund --no-audit --loglevel=error
   echo "$lock_sum" > "$stamps/npm"
 fi
 

@@ -13,4 +13,6 @@ export interface Ctx {
   logger: Logger;
   /** Wakes the outbox relay after a commit that wrote outbox rows (it also polls). */
   notifyOutbox: () => void;
+  /** Best effort: tells the agent holding `attemptId` to stop now (its next fenced call is refused anyway). */
+  cancelAttempt: (attemptId: string) => void;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { cancelSubject } from '@cutroom/proto';
 import { buildApp } from './app.ts';
 import type { CoordinatorConfig } from './config.ts';
 import type { Ctx } from './context.ts';
@@ -44,7 +45,11 @@ export async function startCoordinator(config: CoordinatorConfig, secrets: { age
   await ensureWorkStream(nc, { ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000) });
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
-  const ctx: Ctx = { db: database.db, blobs, clock, config, logger, notifyOutbox: () => relay?.notify() };
+  const ctx: Ctx = {
+    db: database.db, blobs, clock, config, logger,
+    notifyOutbox: () => relay?.notify(),
+    cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
+  };
   relay = startOutboxRelay({ db: database.db, nc, clock, logger });
   const progress = startProgressIntake({ db: database.db, nc, logger });
   const sweeper = startSweeper(ctx);

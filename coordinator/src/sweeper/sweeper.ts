@@ -37,6 +37,8 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
       await enqueueWakeup(tx, job.id, job.jobType, now);
       return 'requeued';
     });
+    // The old holder may be alive but cut off (a paused process, a partition): tell it to stop.
+    if (outcome) ctx.cancelAttempt(attemptId);
     if (outcome === 'requeued') result.requeued++;
     if (outcome === 'failed') result.failed++;
     ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, outcome }, 'lease expired');
