@@ -93,6 +93,28 @@ describe('REST errors and limits', () => {
     expectError(await call('POST', `/api/v1/jobs/${id}/complete-upload`, { token }), 400, /empty/);
   });
 
+  it('honours Idempotency-Key on POST /jobs', async () => {
+    const post = (key: string, body: unknown) => fetch(`${stack.coordinator.url}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify(body),
+    });
+    const key = `k-${crypto.randomUUID()}`;
+    const first = await post(key, transcribe);
+    const again = await post(key, transcribe);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const [a, b] = await Promise.all([first.json(), again.json()]) as { job_id: string }[];
+    expect(b!.job_id).toBe(a!.job_id);
+    const changed = await post(key, { ...transcribe, filename: 'other.mp3' });
+    expect(changed.status).toBe(422);
+    // A refused request is an answer too: replayed, not re-run.
+    const badKey = `k-${crypto.randomUUID()}`;
+    expect((await post(badKey, { job_type: 'nope' })).status).toBe(400);
+    expect((await post(badKey, { job_type: 'nope' })).headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('serves the OpenAPI document generated from the route schemas', async () => {
     for (const path of ['/openapi.json', '/.well-known/openapi.json']) {
       const doc = (await stack.api.call('GET', path)).body;

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Ctx } from './context.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { agentRoutes } from './http/routes/agents.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
@@ -34,6 +35,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installIdempotency(app, { db: deps.ctx.db, clock: deps.ctx.clock });
 
   await app.register(fastifySwagger, {
     openapi: {

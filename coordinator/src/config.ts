@@ -57,6 +57,32 @@ const EnvSchema = z.object({
   WHISPER_MODEL: z.string().default('tiny.en'),
   /** Embedded default only: render-agents to start beside the coordinator. @default 1 */
   EMBEDDED_AGENTS: z.coerce.number().int().min(0).max(8).default(1),
+  // ---- billing: unset → billing off (jobs are created already paid). See README "Payments".
+  /** HMAC secret binding MPP challenge ids (>= 32 chars). Required once any rail is configured. */
+  PAYMENT_CHALLENGE_SECRET: z.string().min(32).optional(),
+  /** Protection space named in challenges. @default the host of PUBLIC_BASE_URL */
+  PAYMENT_REALM: optional,
+  /** How long a 402 challenge can be answered. @default 600 */
+  PAYMENT_CHALLENGE_TTL_SECONDS: z.coerce.number().int().min(30).max(86400).default(600),
+  /** Chain rail (USDC by EIP-3009): JSON-RPC URL of the chain the service settles on. */
+  CHAIN_RPC_URL: optionalUrl,
+  /** @default 8453 (Base) */
+  CHAIN_ID: z.coerce.number().int().positive().default(8453),
+  /** USDC (or any EIP-3009 token) contract address. */
+  CHAIN_TOKEN_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  /** EIP-712 domain of the token. @default USD Coin / 2 (Circle's USDC) */
+  CHAIN_TOKEN_NAME: z.string().default('USD Coin'),
+  CHAIN_TOKEN_VERSION: z.string().default('2'),
+  /** Private key of the relayer: pays gas for settlements and receives + refunds payments. */
+  CHAIN_RELAYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  /** Card rail: the card processor's secret API key and webhook signing secret. */
+  CARD_SECRET_KEY: optional,
+  CARD_WEBHOOK_SECRET: optional,
+  /** Card processor API base URL override (a proxy, or the in-repo fake in tests). */
+  CARD_API_BASE: optionalUrl,
+  /** Where hosted checkout returns the caller. @default PUBLIC_BASE_URL/api/v1/jobs/{id} */
+  CHECKOUT_SUCCESS_URL: optionalUrl,
+  CHECKOUT_CANCEL_URL: optionalUrl,
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -65,6 +91,8 @@ export type CoordinatorEnv = z.infer<typeof EnvSchema>;
 
 export interface CoordinatorConfig extends CoordinatorEnv {
   publicBaseUrl: string;
+  /** True when at least one payment rail is configured. */
+  billingEnabled: boolean;
 }
 
 export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): CoordinatorConfig {
@@ -76,5 +104,12 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const c = parsed.data;
   const host = c.HOST === '0.0.0.0' || c.HOST === '::' ? '127.0.0.1' : c.HOST;
   const publicBaseUrl = (c.PUBLIC_BASE_URL ?? `http://${host}:${c.PORT}`).replace(/\/+$/, '');
-  return { ...c, publicBaseUrl };
+  const chain = Boolean(c.CHAIN_RPC_URL && c.CHAIN_TOKEN_ADDRESS && c.CHAIN_RELAYER_KEY);
+  const card = Boolean(c.CARD_SECRET_KEY && c.CARD_WEBHOOK_SECRET);
+  const partialChain = !chain && Boolean(c.CHAIN_RPC_URL || c.CHAIN_TOKEN_ADDRESS || c.CHAIN_RELAYER_KEY);
+  const partialCard = !card && Boolean(c.CARD_SECRET_KEY || c.CARD_WEBHOOK_SECRET);
+  if (partialChain) throw new Error('invalid configuration: the chain rail needs CHAIN_RPC_URL, CHAIN_TOKEN_ADDRESS and CHAIN_RELAYER_KEY together');
+  if (partialCard) throw new Error('invalid configuration: the card rail needs CARD_SECRET_KEY and CARD_WEBHOOK_SECRET together');
+  if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET) throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
+  return { ...c, publicBaseUrl, billingEnabled: chain || card };
 }

@@ -27,7 +27,13 @@ export const jobs = pgTable('jobs', {
   /** Declared by the upload's content type; re-checked against the probe. */
   mediaKind: text('media_kind'),
   priceCents: integer('price_cents').notNull(),
+  /** USDC base units on the chain rail. */
+  priceChainUnits: bigint('price_chain_units', { mode: 'bigint' }),
   amountPaidCents: integer('amount_paid_cents'),
+  /** Rail and reference of the settled payment (null while unpaid or when billing is off). */
+  paymentRail: text('payment_rail'),
+  paymentReference: text('payment_reference'),
+  payer: text('payer'),
   fileSize: bigint('file_size', { mode: 'number' }),
   durationSeconds: doublePrecision('duration_seconds'),
   errorCode: text('error_code'),
@@ -109,3 +115,5 @@ export const agents = pgTable('agents', {
   registeredAt: ts('registered_at').notNull(),
   lastSeenAt: ts('last_seen_at').notNull(),
 });
+
+export * from './payments-schema.ts';

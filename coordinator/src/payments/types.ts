@@ -1,0 +1,46 @@
+import type { Rail } from '@cutroom/shared/payment-methods';
+
+/**
+ * Problem types of draft-ryan-httpauth-payment (all under https://paymentauth.org/problems/).
+ * `payment-required` is the 402; the others are 400s (402 for insufficient/expired per draft).
+ */
+export const PROBLEM_TYPES = [
+  'payment-required', 'malformed-credential', 'invalid-challenge', 'verification-failed',
+  'payment-insufficient', 'payment-expired', 'method-unsupported',
+] as const;
+export type ProblemType = (typeof PROBLEM_TYPES)[number];
+
+/** Thrown by rails and the wire layer; the HTTP adapter turns it into problem+json. */
+export class PaymentProblem extends Error {
+  readonly type: ProblemType;
+  readonly status: number;
+  readonly challengeId: string | undefined;
+  constructor(type: ProblemType, detail: string, opts: { status?: number; challengeId?: string; cause?: unknown } = {}) {
+    super(detail, { cause: opts.cause });
+    this.name = 'PaymentProblem';
+    this.type = type;
+    this.status = opts.status ?? (type === 'payment-required' ? 402 : 400);
+    this.challengeId = opts.challengeId;
+  }
+}
+
+/** What a paid operation costs on each rail it accepts (base units: cents, USDC 6-decimals). */
+export interface Charge {
+  /** Stable description of what is bought, e.g. `transcribe job 3f…` or `smoke test`. */
+  description: string;
+  /** Job the payment is for; null for the smoke test. */
+  jobId: string | null;
+  amounts: Partial<Record<Rail, bigint>>;
+}
+
+/** A settled payment, written to the ledger by the caller. */
+export interface Settlement {
+  rail: Rail;
+  method: string;
+  amount: bigint;
+  currency: string;
+  /** tx hash (chain) or PaymentIntent id (card). */
+  reference: string;
+  /** Who paid: `did:pkh:eip155:<id>:<address>` or the card processor's customer/PM reference. */
+  payer: string | null;
+}
