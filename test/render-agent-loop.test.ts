@@ -105,9 +105,9 @@ describe('render-agent loop on the real stack', () => {
     }
     expect(job.status, job.error_message).toBe('completed');
     expect(job.progress).toBeNull();
-    // Coalesced to about one write a second, so a few distinct values, never going backwards.
+    // Coalesced to about one write a second: at least two distinct values, never going backwards.
     const distinct = [...new Set(seen)];
-    expect(distinct.length, `fractions seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(3);
+    expect(distinct.length, `fractions seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
     expect(distinct.at(-1)!).toBeGreaterThan(distinct[0]!);
   });

@@ -100,6 +100,15 @@ describe('transcribe over REST', () => {
     expect(dl.status).toBe(404);
   });
 
+  it('refuses a video uploaded as audio (it would pay the audio price) and refunds it', async () => {
+    const id = await stack.api.submitTranscribe(token, video, 'sneaky.m4a', 'audio/mp4');
+    const job = await stack.api.waitForJob(token, id);
+    expect(job.status).toBe('failed');
+    expect(job.payment_status).toBe('refunded');
+    expect(job.error_message).toMatch(/is a video.*create a new job/);
+    expect(job.outputs).toEqual([]);
+  });
+
   it('deletes outputs and source on request, then the job reads as deleted', async () => {
     const { api } = stack;
     const id = await api.submitTranscribe(token, utterances[1]!.file, 'short.wav', 'audio/wav');

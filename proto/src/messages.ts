@@ -78,8 +78,6 @@ export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 export const Stage = z.enum(['extracting_audio', 'transcribing', 'analyzing']);
 export type Stage = z.infer<typeof Stage>;
 
-export const StageRequest = Fence.extend({ stage: Stage });
-export type StageRequest = z.infer<typeof StageRequest>;
 
 /** Lossy progress over core NATS; the coordinator coalesces (newest wins, ~1/s). */
 export const ProgressEvent = Fence.extend({
@@ -98,6 +96,13 @@ export const MediaInfo = z.object({
   format_name: z.string(),
 });
 export type MediaInfo = z.infer<typeof MediaInfo>;
+
+/**
+ * A stage change. `media` (the probe) comes with `transcribing`: the coordinator checks it
+ * against what the caller declared and paid for (a video uploaded as audio is refused).
+ */
+export const StageRequest = Fence.extend({ stage: Stage, media: MediaInfo.optional() });
+export type StageRequest = z.infer<typeof StageRequest>;
 
 export const CompleteRequest = Fence.extend({
   media: MediaInfo,

@@ -38,9 +38,16 @@ export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> 
 export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
-    const [job] = await tx.select({ status: jobs.status }).from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
+    const [job] = await tx.select({ status: jobs.status, mediaKind: jobs.mediaKind, contentType: jobs.contentType }).from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
     if (!job) return null;
     if (job.status === r.stage) return job; // a retried report
+    if (r.media?.has_video && job.mediaKind === 'audio') {
+      // Priced as audio, but the file is a video: refuse before spending the transcription.
+      return failJob(tx, {
+        jobId: r.job_id, now, attemptId: r.attempt_id, where: fenceOf(r), code: 'media_kind_mismatch',
+        message: `the uploaded file is a video but the job was created as ${job.contentType} (audio price); create a new job with the video's content type`,
+      }).then(() => null);
+    }
     if (!canTransition(job.status as JobStatus, r.stage)) throw new AppError('conflict', `cannot move from ${job.status} to ${r.stage}`);
     return transitionJob(tx, { jobId: r.job_id, from: job.status as JobStatus, to: r.stage, reason: 'stage', now, attemptId: r.attempt_id, where: fenceOf(r), patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } } });
   });

@@ -82,7 +82,8 @@ async function transcribeInto(dir: string, a: Assignment, signal: AbortSignal, d
   // The source can be gigabytes; Whisper needs only the WAV from here on.
   await fs.rm(source, { force: true });
 
-  await reportStage(deps, fence, signal);
+  // The probe travels with the stage report: the coordinator checks it against what was paid for.
+  await reportStage(deps, fence, media, signal);
   progress.report('transcribing', 0);
   const transcript = await transcribeWithWhisper({
     python: config.python, audioPath: audio, model: a.params.model || config.whisper.model,
@@ -104,9 +105,9 @@ async function transcribeInto(dir: string, a: Assignment, signal: AbortSignal, d
   return { media, language: transcript.language, outputs };
 }
 
-async function reportStage(deps: TranscribeDeps, fence: Fence, signal: AbortSignal): Promise<void> {
+async function reportStage(deps: TranscribeDeps, fence: Fence, media: MediaInfo, signal: AbortSignal): Promise<void> {
   try {
-    await deps.client.stage({ ...fence, stage: 'transcribing' }, signal);
+    await deps.client.stage({ ...fence, stage: 'transcribing', media }, signal);
   } catch (err) {
     // Failing the job here would refund a caller over our infrastructure's hiccup; walking
     // away lets the lease expire and the sweeper give the job to a fresh attempt.

@@ -141,11 +141,12 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
   return { network: `eip155:${cfg.chainId}`, asset, recipient, domain: { name: cfg.tokenName, version: cfg.tokenVersion }, settle, refund, balanceOf };
 }
 
-/** RPC failures are ours, not the payer's: a plain Error whose message names the step only. */
+/** Failures here are ours, not the payer's: a plain Error naming the step; viem's error (with
+ * the RPC URL in it) stays in `cause` for the logs. */
 async function callRpc<T>(step: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw new Error(`chain rail: ${step} failed (RPC unavailable or misconfigured)`, { cause: err });
+    throw new Error(`chain rail: ${step} failed; see cause (RPC unreachable, or a misconfigured token/relayer)`, { cause: err });
   }
 }
