@@ -2,18 +2,19 @@ import type { SQL } from 'drizzle-orm';
 import type { JobStatus } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { addMs } from '../lib/clock.ts';
+import { queueRefund } from '../payments/ledger.ts';
 import { ACTIVE_STATUSES } from './transitions.ts';
 import { transitionJob } from './transition-job.ts';
 
 /**
- * Moves a job to `failed` and refunds it. Billing-disabled jobs were prepaid with 0, so the
- * refund only flips payment_status; the payment rails hook in here.
+ * Moves a job to `failed`, shows it refunded and queues the refund of its charge in the same
+ * transaction. Billing-disabled jobs were prepaid with 0: nothing to pay back.
  */
 export async function failJob(tx: Tx, input: {
   jobId: string; now: Date; code: string; message: string; attemptId?: string | null; where?: SQL;
   from?: readonly JobStatus[];
 }) {
-  return transitionJob(tx, {
+  const row = await transitionJob(tx, {
     jobId: input.jobId,
     from: input.from ?? ACTIVE_STATUSES,
     to: 'failed',
@@ -32,4 +33,7 @@ export async function failJob(tx: Tx, input: {
       expiresAt: addMs(input.now, 24 * 3600_000),
     },
   });
+  // Same transaction: the job cannot end failed without its refund queued (the refunder pays it out).
+  if (row) await queueRefund(tx, input.jobId, input.now);
+  return row;
 }

@@ -24,18 +24,24 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
     const attemptId = job.currentAttemptId!;
     const fence = and(eq(jobs.currentAttemptId, attemptId), lt(jobs.leaseExpiresAt, now));
     const outcome = await ctx.db.transaction(async (tx) => {
-      await tx.update(jobAttempts).set({ endedAt: now, outcome: 'lease_expired' }).where(eq(jobAttempts.id, attemptId));
+      // The fenced job update decides; the attempt row is ended only when it won, so a lease
+      // renewed by a late heartbeat leaves the live attempt untouched.
+      let result: 'failed' | 'requeued' | null = null;
       if (job.attemptCount >= ctx.config.MAX_ATTEMPTS) {
         const row = await failJob(tx, { jobId: job.id, now, code: 'attempts_exhausted', message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`, attemptId, where: fence });
-        return row ? 'failed' : null;
+        if (row) result = 'failed';
+      } else {
+        const row = await transitionJob(tx, {
+          jobId: job.id, from: job.status as 'transcribing', to: 'extracting_audio', reason: 'lease expired', now, attemptId, where: fence,
+          patch: { currentAttemptId: null, leaseExpiresAt: null, progress: null },
+        });
+        if (row) {
+          await enqueueWakeup(tx, job.id, job.jobType, now);
+          result = 'requeued';
+        }
       }
-      const row = await transitionJob(tx, {
-        jobId: job.id, from: job.status as 'transcribing', to: 'extracting_audio', reason: 'lease expired', now, attemptId, where: fence,
-        patch: { currentAttemptId: null, leaseExpiresAt: null, progress: null },
-      });
-      if (!row) return null;
-      await enqueueWakeup(tx, job.id, job.jobType, now);
-      return 'requeued';
+      if (result) await tx.update(jobAttempts).set({ endedAt: now, outcome: 'lease_expired' }).where(eq(jobAttempts.id, attemptId));
+      return result;
     });
     // The old holder may be alive but cut off (a paused process, a partition): tell it to stop.
     if (outcome) ctx.cancelAttempt(attemptId);

@@ -16,7 +16,7 @@ import { buildTranscriptOutputs, isTranscribeOutputName } from './transcript-out
 export interface TranscribeDeps {
   config: AgentConfig;
   whisper: WhisperRuntime;
-  client: Pick<CoordinatorClient, 'stage' | 'complete' | 'fail'>;
+  client: Pick<CoordinatorClient, 'stage' | 'complete' | 'fail' | 'heartbeat'>;
   progress: ProgressPublisher;
   /** Already a child carrying job_id, attempt_id and agent_id. */
   logger: Logger;
@@ -96,6 +96,7 @@ async function transcribeInto(dir: string, a: Assignment, signal: AbortSignal, d
   log.info({ language: transcript.language, segments: transcript.segments.length }, 'transcribed');
 
   const bodies = buildTranscriptOutputs(transcript);
+  await confirmStillHolding(deps, fence, signal);
   const outputs: { name: string; bytes: number }[] = [];
   for (const [name, target] of Object.entries(a.outputs)) {
     if (!isTranscribeOutputName(name)) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${name}`);
@@ -103,6 +104,21 @@ async function transcribeInto(dir: string, a: Assignment, signal: AbortSignal, d
     outputs.push({ name, bytes: bodies[name].byteLength });
   }
   return { media, language: transcript.language, outputs };
+}
+
+/**
+ * Output keys are shared by every attempt of a job, so an attempt that lost its lease (a paused
+ * process, a partition) must not upload over the outputs of the attempt that replaced it. A fresh
+ * fenced heartbeat right before the upload narrows that window to the upload itself; anything but
+ * a 2xx means walk away (a 409 surfaces as StaleAttemptError and stops the attempt).
+ */
+async function confirmStillHolding(deps: TranscribeDeps, fence: Fence, signal: AbortSignal): Promise<void> {
+  try {
+    await deps.client.heartbeat(fence, signal);
+  } catch (err) {
+    if (err instanceof TransientError) throw new AttemptAbortedError('unreachable', `could not confirm the lease before uploading: ${err.message}`);
+    throw err;
+  }
 }
 
 async function reportStage(deps: TranscribeDeps, fence: Fence, media: MediaInfo, signal: AbortSignal): Promise<void> {

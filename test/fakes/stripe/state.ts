@@ -25,6 +25,13 @@ export interface CheckoutSession {
   url: string | null;
 }
 
+/** A session's `payment_intent_data`, applied to the PaymentIntent created when it is paid. */
+export interface CheckoutIntentData {
+  captureMethod: 'automatic' | 'automatic_async' | 'manual';
+  description: string | null;
+  metadata: Record<string, string>;
+}
+
 export interface LineItem {
   name: string;
   currency: string;
@@ -165,6 +172,7 @@ export interface RequestLogEntry {
 export interface FakeState {
   checkoutSessions: Map<string, CheckoutSession>;
   lineItems: Map<string, LineItem[]>;
+  checkoutIntentData: Map<string, CheckoutIntentData>;
   paymentIntents: Map<string, PaymentIntent>;
   /** PaymentIntent id → the token backing it, when it was created from a Shared Payment Token */
   intentTokens: Map<string, string>;
@@ -183,6 +191,7 @@ export function createState(): FakeState {
   return {
     checkoutSessions: new Map(),
     lineItems: new Map(),
+    checkoutIntentData: new Map(),
     paymentIntents: new Map(),
     intentTokens: new Map(),
     charges: new Map(),

@@ -12,6 +12,7 @@ import { PaymentProblem } from '../types.ts';
 import { checkAuthorizationTerms, verifyAuthorizationSignature, type AuthorizationExpectation } from './authorization-checks.ts';
 import type { Eip3009Authorization, TokenDomain } from './eip3009.ts';
 import { classifyRelayError, revertedReceiptProblem } from './relay-errors.ts';
+import { runSerially } from './relayer-queue.ts';
 import { USDC_ABI } from './usdc-abi.ts';
 
 export { challengeNonce, type Eip3009Authorization } from './eip3009.ts';
@@ -53,8 +54,8 @@ export interface ChainRail {
 }
 
 export function createChainRail(cfg: ChainRailConfig): ChainRail {
-  // The shared nonceManager hands out relayer nonces locally, so concurrent settles in this
-  // process do not sign two transactions with the same nonce.
+  // viem's shared nonceManager tracks relayer nonces locally (an RPC's "pending" count can lag);
+  // runSerially below keeps a failed send from leaving a nonce gap.
   const relayer = privateKeyToAccount(cfg.relayerPrivateKey, { nonceManager });
   if (!isAddressEqual(relayer.address, cfg.recipient)) {
     throw new Error('chain rail: relayerPrivateKey must control the recipient address, or refunds cannot be sent');
@@ -66,7 +67,8 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
     rpcUrls: { default: { http: [cfg.rpcUrl] } },
   });
   const transport = http(cfg.rpcUrl, { timeout: 10_000, retryCount: 2 });
-  const reader = createPublicClient({ chain, transport });
+  // Receipts are polled; viem's 4 s default would add seconds to every paid request on L2s.
+  const reader = createPublicClient({ chain, transport, pollingInterval: 1_000 });
   const writer = createWalletClient({ chain, transport, account: relayer });
   const asset = getAddress(cfg.tokenAddress);
   const recipient = getAddress(cfg.recipient);
@@ -74,6 +76,12 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
   const clock = cfg.clock ?? systemClock;
   const confirmations = cfg.confirmations ?? 1;
   const receiptTimeoutMs = cfg.receiptTimeoutMs ?? 60_000;
+
+  /** Estimates first, so a call the token would refuse fails before it takes a nonce, then
+   * broadcasts with 20 % gas headroom (state may shift between estimate and inclusion). */
+  function sendSerially(estimate: () => Promise<bigint>, write: (gas: bigint) => Promise<Hex>): Promise<Hex> {
+    return runSerially(`${cfg.chainId}:${relayer.address}`, async () => write(((await estimate()) * 12n) / 10n));
+  }
 
   async function awaitReceipt(hash: Hex, what: string): Promise<TransactionReceipt> {
     try {
@@ -96,15 +104,19 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
     if (isUsed) throw new PaymentProblem('verification-failed', 'This payment authorization has already been used or cancelled.');
 
     const { r, s, yParity } = parseSignature(auth.signature);
+    const call = {
+      address: asset,
+      abi: USDC_ABI,
+      functionName: 'transferWithAuthorization',
+      // v normalised to 27/28: some signers emit 0/1, which the token's ecrecover refuses.
+      args: [msg.from, msg.to, msg.value, msg.validAfter, msg.validBefore, msg.nonce, 27 + yParity, r, s],
+    } as const;
     let txHash: Hex;
     try {
-      txHash = await writer.writeContract({
-        address: asset,
-        abi: USDC_ABI,
-        functionName: 'transferWithAuthorization',
-        // v normalised to 27/28: some signers emit 0/1, which the token's ecrecover refuses.
-        args: [msg.from, msg.to, msg.value, msg.validAfter, msg.validBefore, msg.nonce, 27 + (yParity ?? 0), r, s],
-      });
+      txHash = await sendSerially(
+        () => reader.estimateContractGas({ ...call, account: relayer }),
+        (gas) => writer.writeContract({ ...call, gas }),
+      );
     } catch (err) {
       throw classifyRelayError(err);
     }
@@ -128,8 +140,11 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
 
   async function refund(to: Hex, amount: bigint) {
     if (!isAddress(to) || amount <= 0n) throw new Error('chain rail: refund needs a valid address and a positive amount');
-    const txHash = await callRpc('send refund', () =>
-      writer.writeContract({ address: asset, abi: USDC_ABI, functionName: 'transfer', args: [to, amount] }));
+    const call = { address: asset, abi: USDC_ABI, functionName: 'transfer', args: [to, amount] } as const;
+    const txHash = await callRpc('send refund', () => sendSerially(
+      () => reader.estimateContractGas({ ...call, account: relayer }),
+      (gas) => writer.writeContract({ ...call, gas }),
+    ));
     const receipt = await awaitReceipt(txHash, 'refund');
     if (receipt.status !== 'success') throw new Error(`chain rail: refund transaction ${txHash} reverted`);
     return { txHash };

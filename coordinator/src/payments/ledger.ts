@@ -1,0 +1,57 @@
+import { and, eq } from 'drizzle-orm';
+import type { Rail } from '@cutroom/shared/payment-methods';
+import type { DbOrTx, Tx } from '../db/database.ts';
+import { ledgerEntries } from '../db/schema.ts';
+
+export type LedgerKind = 'charge' | 'hold' | 'capture' | 'release' | 'refund';
+export type LedgerRow = typeof ledgerEntries.$inferSelect;
+
+export interface Movement {
+  jobId: string | null;
+  rail: Rail;
+  kind: LedgerKind;
+  amount: bigint;
+  currency: string;
+  state: 'pending' | 'done';
+  reference?: string | null;
+  payer?: string | null;
+  idempotencyKey: string;
+  now: Date;
+}
+
+/**
+ * Records one movement. The idempotency key is unique: recording the same movement again
+ * returns the row already there instead of adding a second one.
+ */
+export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow> {
+  const [row] = await db.insert(ledgerEntries).values({
+    jobId: m.jobId, rail: m.rail, kind: m.kind, amount: m.amount, currency: m.currency, state: m.state,
+    reference: m.reference ?? null, payer: m.payer ?? null, idempotencyKey: m.idempotencyKey,
+    createdAt: m.now, updatedAt: m.now,
+  }).onConflictDoNothing().returning();
+  if (row) return row;
+  const [existing] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, m.idempotencyKey)).limit(1);
+  return existing!;
+}
+
+/** The settled charge of a job, if it was paid through a rail. */
+export async function findCharge(db: DbOrTx, jobId: string): Promise<LedgerRow | null> {
+  const [row] = await db.select().from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge'), eq(ledgerEntries.state, 'done'))).limit(1);
+  return row ?? null;
+}
+
+export const refundKey = (jobId: string): string => `refund:${jobId}`;
+
+/**
+ * In the transaction that fails a job: queue the refund of its charge (if money was taken).
+ * One refund per job, ever: the key is the job id. The refunder executes it on the rail.
+ */
+export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<LedgerRow | null> {
+  const charge = await findCharge(tx, jobId);
+  if (!charge || charge.amount === 0n) return null;
+  return recordMovement(tx, {
+    jobId, rail: charge.rail as Rail, kind: 'refund', amount: charge.amount, currency: charge.currency,
+    state: 'pending', payer: charge.payer, reference: null, idempotencyKey: refundKey(jobId), now,
+  });
+}
