@@ -94,7 +94,7 @@ describe('evmChallengeNonce', () => {
   it('is keccak256(utf8(id + realm)), as mppx computes it', () => {
     const ch = { id: 'abcDEF_-123', realm: 'cutroom.test' };
     expect(evmChallengeNonce(ch)).toBe(keccak256(stringToBytes('abcDEF_-123cutroom.test')));
-    expect(evmChallengeNonce(ch)).toBe(mppxEvm.challengeHash({ ...ch, method: 'evm', intent: 'charge', request: {} }));
+    expect(evmChallengeNonce(ch)).toBe(mppxEvm.challengeHash(ch));
   });
 
   it('evmSource is the did:pkh mppx sends', () => {

@@ -163,7 +163,7 @@ function uintField(a: Record<string, unknown>, key: string): bigint {
 
 /** `keccak256(utf8(id + realm))`: the EIP-3009 nonce mppx's client signs for a challenge. */
 export function evmChallengeNonce(challenge: { id: string; realm: string }): Hex {
-  return mppxEvm.challengeHash(challenge as Parameters<typeof mppxEvm.challengeHash>[0]) as Hex;
+  return mppxEvm.challengeHash(challenge) as Hex;
 }
 
 /** `did:pkh:eip155:<chainId>:<EIP-55 address>`: the credential `source` mppx's client sends. */
