@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{shared,proto,coordinator,render-agent}/src/**/*.test.ts'],
+          include: ['{shared,proto,coordinator,render-agent}/src/**/*.test.ts', 'test/fakes/**/*.test.ts'],
           environment: 'node',
         },
       },
@@ -16,6 +16,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
+          exclude: ['test/fakes/**'],
           environment: 'node',
           testTimeout: 180_000,
           hookTimeout: 240_000,

@@ -9,6 +9,7 @@ import { discoveryRoutes } from './http/routes/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { outputRoutes } from './http/routes/outputs.ts';
+import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
@@ -46,7 +47,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         description: 'Pay-per-job audio/video post-production: transcripts (SRT, VTT, TXT, word-level JSON) and more. No account: create a session, create a job, upload, poll, download.',
       },
       servers: [{ url: deps.ctx.config.publicBaseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'session_token from POST /api/v1/sessions' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'session_token from POST /api/v1/sessions' },
+          payment: { type: 'http', scheme: 'Payment', description: 'Machine Payments Protocol credential answering a 402 challenge (draft-ryan-httpauth-payment); see /.well-known/mpp.json' },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });
@@ -54,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sessionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(jobRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(paymentRoutes, { ctx: deps.ctx });
   await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
   await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });

@@ -80,6 +80,8 @@ const EnvSchema = z.object({
   CARD_WEBHOOK_SECRET: optional,
   /** Card processor API base URL override (a proxy, or the in-repo fake in tests). */
   CARD_API_BASE: optionalUrl,
+  /** Card network profile id for the MPP `stripe` method (stock clients require it); unset → only hosted checkout is offered for cards. */
+  CARD_NETWORK_ID: optional,
   /** Where hosted checkout returns the caller. @default PUBLIC_BASE_URL/api/v1/jobs/{id} */
   CHECKOUT_SUCCESS_URL: optionalUrl,
   CHECKOUT_CANCEL_URL: optionalUrl,

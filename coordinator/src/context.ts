@@ -2,6 +2,7 @@ import type { Db } from './db/database.ts';
 import type { CoordinatorConfig } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import type { Billing } from './payments/billing.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 
 /** What every service function receives: no module-level singletons, so tests build their own. */
@@ -11,6 +12,8 @@ export interface Ctx {
   clock: Clock;
   config: CoordinatorConfig;
   logger: Logger;
+  /** Payment rails; `billing.enabled` false → jobs are created already paid. */
+  billing: Billing;
   /** Wakes the outbox relay after a commit that wrote outbox rows (it also polls). */
   notifyOutbox: () => void;
   /** Best effort: tells the agent holding `attemptId` to stop now (its next fenced call is refused anyway). */

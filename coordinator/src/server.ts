@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './lib/logger.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { LocalBlobStore } from './storage/local-blob-store.ts';
 import { startSweeper } from './sweeper/sweeper.ts';
+import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
 
 export interface RunningCoordinator {
@@ -46,7 +47,7 @@ export async function startCoordinator(config: CoordinatorConfig, secrets: { age
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   const ctx: Ctx = {
-    db: database.db, blobs, clock, config, logger,
+    db: database.db, blobs, clock, config, logger, billing: createBilling(config, clock),
     notifyOutbox: () => relay?.notify(),
     cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
   };

@@ -73,6 +73,9 @@ export const CreateJobResponse = z.object({
   source_job_id: z.uuid().optional(),
   next_endpoint: z.enum(['upload-url', 'process']).optional(),
   mpp: MppDepositInfo.optional(),
+  /** Not in the spec: with paid creation (a payment credential and no bearer), the new session that owns the job. */
+  session_id: z.uuid().optional(),
+  session_token: z.string().optional(),
 });
 export type CreateJobResponse = z.infer<typeof CreateJobResponse>;
 
@@ -132,6 +135,7 @@ export const CreateSessionResponse = z.object({
 });
 
 export const ErrorResponse = z.object({ error: z.string() });
+export const CheckoutResponse = z.object({ checkout_url: z.url(), card_checkout_session_id: z.string() });
 export const ProcessingResponse = z.object({ job_id: z.uuid(), status: z.literal('processing') });
 export const UploadUrlResponse = z.object({ job_id: z.uuid(), upload_url: z.url() });
 export const DownloadUrlResponse = z.object({ download_url: z.url(), output_id: z.uuid().optional() });

@@ -21,6 +21,8 @@ export const ledgerEntries = pgTable('ledger_entries', {
   state: text('state').notNull(),
   /** Tx hash, PaymentIntent id, refund id … once known. */
   reference: text('reference'),
+  /** For refunds, captures and releases: the charge or hold (its reference) they apply to. */
+  chargeReference: text('charge_reference'),
   payer: text('payer'),
   idempotencyKey: text('idempotency_key').notNull(),
   attempts: integer('attempts').notNull().default(0),
@@ -46,7 +48,10 @@ export const paymentConsumptions = pgTable('payment_consumptions', {
   state: text('state').notNull(),
   reference: text('reference'),
   createdAt: ts('created_at').notNull(),
-});
+}, (t) => [
+  // One credential per job: two payers racing for the same job cannot both be charged.
+  uniqueIndex('payment_consumptions_job_uq').on(t.jobId),
+]);
 
 /** Hosted card checkout sessions per job; the completion webhook is applied once. */
 export const checkoutSessions = pgTable('checkout_sessions', {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ZodError } from 'zod';
 import { isAppError } from '../lib/app-error.ts';
+import { sendPaymentError } from './payment-errors.ts';
 
 /** Turns zod issues into one readable line: `segments.0.end: must be greater than start`. */
 export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
@@ -18,6 +19,7 @@ export function describeIssues(issues: readonly { path: readonly PropertyKey[]; 
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (sendPaymentError(err, reply)) return reply;
     if (isAppError(err)) return reply.status(err.status).send({ error: err.message });
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'request';

@@ -4,7 +4,12 @@ import { IMPLEMENTED_JOB_TYPES, isUploadJobType } from '@cutroom/shared/job-type
 import { AUDIO_CONTENT_TYPES, VIDEO_CONTENT_TYPES, mediaKindOf, normalizeContentType } from '@cutroom/shared/media-types';
 import { priceOf } from '@cutroom/shared/prices';
 import type { Ctx } from '../context.ts';
-import { jobEvents, jobs } from '../db/schema.ts';
+import type { Tx } from '../db/database.ts';
+import { jobEvents, jobs, sessions } from '../db/schema.ts';
+import { collectPayment, type PaymentInput } from '../payments/gate.ts';
+import { depositInfo, ensureCheckout, jobCharge, reloadJob } from '../payments/job-payments.ts';
+import { markJobPaid } from '../payments/mark-paid.ts';
+import { newSessionRow } from '../sessions/session-service.ts';
 import { AppError } from '../lib/app-error.ts';
 import { transitionJob } from './transition-job.ts';
 
@@ -29,11 +34,23 @@ function checkUploadFields(req: CreateJobRequest): { filename: string; contentTy
   return { filename: req.filename, contentType: normalizeContentType(req.content_type), media };
 }
 
+export type JobCaller = { sessionId: string } | { sessionId: null; payment: PaymentInput };
+
+export interface CreatedJob {
+  body: CreateJobResponse & { session_token?: string; session_id?: string };
+  headers: Record<string, string>;
+}
+
 /**
- * POST /jobs after schema validation. With billing off (no payment configuration) a job is
- * created already paid and goes straight to `uploading`.
+ * POST /jobs after schema validation.
+ * - Billing off: the job is created already paid and goes straight to `uploading`.
+ * - Billing on, session caller: the job is `pending`; the response offers hosted card checkout
+ *   and the chain deposit details, and upload-url answers 402 until it is paid.
+ * - Billing on, no session but a payment credential: paid creation. The job and a new session
+ *   (returned as `session_token`, since the credential replaced the bearer) are written in the
+ *   transaction that books the payment.
  */
-export async function createJob(ctx: Ctx, sessionId: string, req: CreateJobRequest): Promise<CreateJobResponse> {
+export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
   if (!IMPLEMENTED_JOB_TYPES.has(req.job_type)) {
     throw new AppError('not_implemented_job_type', `job_type ${req.job_type} is not available yet; this service currently runs: ${[...IMPLEMENTED_JOB_TYPES].join(', ')}`);
   }
@@ -43,27 +60,58 @@ export async function createJob(ctx: Ctx, sessionId: string, req: CreateJobReque
   const price = priceOf(req.job_type, upload.media);
   const now = ctx.clock.now();
   const id = randomUUID();
-  await ctx.db.transaction(async (tx) => {
-    await tx.insert(jobs).values({
-      id,
-      sessionId,
-      jobType: req.job_type,
-      status: 'pending',
-      paymentStatus: 'pending',
-      originalFilename: upload.filename,
-      contentType: upload.contentType,
-      mediaKind: upload.media,
-      priceCents: price.cardCents,
-      params: { language: req.language ?? null, title: req.title ?? null, thread_id: req.thread_id ?? null },
-      createdAt: now,
-      updatedAt: now,
+  const values = {
+    id,
+    jobType: req.job_type,
+    status: 'pending',
+    paymentStatus: 'pending',
+    originalFilename: upload.filename,
+    contentType: upload.contentType,
+    mediaKind: upload.media,
+    priceCents: price.cardCents,
+    priceChainUnits: price.chainUnits == null ? null : BigInt(price.chainUnits),
+    params: { language: req.language ?? null, title: req.title ?? null, thread_id: req.thread_id ?? null },
+    createdAt: now,
+    updatedAt: now,
+  };
+  const base = { job_id: id, job_type: req.job_type, price_cents: price.cardCents, next_endpoint: 'upload-url' as const };
+
+  if (!ctx.billing.enabled) {
+    if (caller.sessionId === null) throw new AppError('unauthenticated', 'missing session token: send Authorization: Bearer <session_token> from POST /api/v1/sessions');
+    await ctx.db.transaction(async (tx) => {
+      await insertJob(tx, { ...values, sessionId: caller.sessionId }, now);
+      // Billing off: prepaid at creation (amount 0), so the caller goes straight to upload-url.
+      await transitionJob(tx, { jobId: id, from: 'pending', to: 'uploading', reason: 'prepaid (billing disabled)', now, patch: { paymentStatus: 'paid', amountPaidCents: 0 } });
     });
-    await tx.insert(jobEvents).values({ jobId: id, fromStatus: null, toStatus: 'pending', reason: 'created', createdAt: now });
-    // Billing off: prepaid at creation (amount 0), so the caller goes straight to upload-url.
-    await transitionJob(tx, {
-      jobId: id, from: 'pending', to: 'uploading', reason: 'prepaid (billing disabled)', now,
-      patch: { paymentStatus: 'paid', amountPaidCents: 0 },
+    return { body: { ...base, payment_status: 'paid' }, headers: {} };
+  }
+
+  if (caller.sessionId !== null) {
+    const sessionId = caller.sessionId;
+    await ctx.db.transaction((tx) => insertJob(tx, { ...values, sessionId }, now));
+    const job = await reloadJob(ctx, id);
+    const checkout = await ensureCheckout(ctx, job).catch((err: unknown) => {
+      // The chain rail and MPP still work; the caller can retry POST /jobs/{id}/checkout.
+      ctx.logger.warn({ job_id: id, err: err instanceof Error ? err.message : String(err) }, 'could not create hosted checkout');
+      return null;
     });
+    const mpp = depositInfo(ctx, values.priceChainUnits);
+    return { body: { ...base, payment_status: 'pending', ...(checkout ?? {}), ...(mpp && { mpp }) }, headers: {} };
+  }
+
+  const session = newSessionRow(now, ctx.config.SESSION_TTL_HOURS);
+  const paid = await collectPayment(ctx, caller.payment, jobCharge({ ...values, id }), async (tx, settlement) => {
+    await tx.insert(sessions).values(session.row);
+    await insertJob(tx, { ...values, sessionId: session.row.id }, now);
+    await markJobPaid(tx, id, settlement, now);
   });
-  return { job_id: id, job_type: req.job_type, payment_status: 'paid', price_cents: price.cardCents, next_endpoint: 'upload-url' };
+  return {
+    body: { ...base, payment_status: 'paid', session_id: session.row.id, session_token: session.token },
+    headers: paid.headers,
+  };
+}
+
+async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
+  await tx.insert(jobs).values(values);
+  await tx.insert(jobEvents).values({ jobId: values.id, fromStatus: null, toStatus: 'pending', reason: 'created', createdAt: now });
 }

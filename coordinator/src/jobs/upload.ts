@@ -2,10 +2,10 @@ import { isUploadJobType, type JobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
 import { AppError } from '../lib/app-error.ts';
-import { loadOwnedJob, sourceKeyOf, type JobRow } from './job-access.ts';
+import { sourceKeyOf, type JobRow } from './job-access.ts';
 import { transitionJob } from './transition-job.ts';
 
-function requireUploadJob(job: JobRow): void {
+export function requireUploadJob(job: JobRow): void {
   if (!isUploadJobType(job.jobType as JobType)) {
     throw new AppError('wrong_endpoint', `job_type ${job.jobType} takes no upload: call POST /api/v1/jobs/${job.id}/process`);
   }
@@ -15,9 +15,8 @@ function requirePaid(job: JobRow): void {
   if (job.paymentStatus !== 'paid') throw new AppError('payment_required', 'this job is not paid yet');
 }
 
-/** GET /jobs/{id}/upload-url: a presigned PUT for the job's source, bound to its content type. */
-export async function getUploadUrl(ctx: Ctx, sessionId: string, jobId: string) {
-  const job = await loadOwnedJob(ctx.db, jobId, sessionId);
+/** GET /jobs/{id}/upload-url (job authorized and paid by the caller): a presigned PUT bound to its content type. */
+export async function getUploadUrl(ctx: Ctx, job: JobRow) {
   requireUploadJob(job);
   requirePaid(job);
   if (job.status !== 'uploading') {
@@ -35,8 +34,7 @@ export async function getUploadUrl(ctx: Ctx, sessionId: string, jobId: string) {
  * then queues the job: status → extracting_audio and an outbox wake-up, in one transaction.
  * Repeating the call on a queued or running job answers `processing` again.
  */
-export async function completeUpload(ctx: Ctx, sessionId: string, jobId: string) {
-  const job = await loadOwnedJob(ctx.db, jobId, sessionId);
+export async function completeUpload(ctx: Ctx, job: JobRow) {
   requireUploadJob(job);
   requirePaid(job);
   const reply = { job_id: job.id, status: 'processing' as const };

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Rail } from '@cutroom/shared/payment-methods';
 import type { DbOrTx, Tx } from '../db/database.ts';
-import { ledgerEntries } from '../db/schema.ts';
+import { jobs, ledgerEntries } from '../db/schema.ts';
 
 export type LedgerKind = 'charge' | 'hold' | 'capture' | 'release' | 'refund';
 export type LedgerRow = typeof ledgerEntries.$inferSelect;
@@ -14,6 +14,7 @@ export interface Movement {
   currency: string;
   state: 'pending' | 'done';
   reference?: string | null;
+  chargeReference?: string | null;
   payer?: string | null;
   idempotencyKey: string;
   now: Date;
@@ -26,7 +27,7 @@ export interface Movement {
 export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow> {
   const [row] = await db.insert(ledgerEntries).values({
     jobId: m.jobId, rail: m.rail, kind: m.kind, amount: m.amount, currency: m.currency, state: m.state,
-    reference: m.reference ?? null, payer: m.payer ?? null, idempotencyKey: m.idempotencyKey,
+    reference: m.reference ?? null, chargeReference: m.chargeReference ?? null, payer: m.payer ?? null, idempotencyKey: m.idempotencyKey,
     createdAt: m.now, updatedAt: m.now,
   }).onConflictDoNothing().returning();
   if (row) return row;
@@ -34,10 +35,12 @@ export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow
   return existing!;
 }
 
-/** The settled charge of a job, if it was paid through a rail. */
+/** The settled charge that paid a job (its reference is the job's payment_reference). */
 export async function findCharge(db: DbOrTx, jobId: string): Promise<LedgerRow | null> {
+  const [job] = await db.select({ ref: jobs.paymentReference }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  if (!job?.ref) return null;
   const [row] = await db.select().from(ledgerEntries)
-    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge'), eq(ledgerEntries.state, 'done'))).limit(1);
+    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge'), eq(ledgerEntries.state, 'done'), eq(ledgerEntries.reference, job.ref))).limit(1);
   return row ?? null;
 }
 
@@ -52,6 +55,6 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
   if (!charge || charge.amount === 0n) return null;
   return recordMovement(tx, {
     jobId, rail: charge.rail as Rail, kind: 'refund', amount: charge.amount, currency: charge.currency,
-    state: 'pending', payer: charge.payer, reference: null, idempotencyKey: refundKey(jobId), now,
+    state: 'pending', payer: charge.payer, reference: null, chargeReference: charge.reference, idempotencyKey: refundKey(jobId), now,
   });
 }

@@ -19,7 +19,8 @@ export class PaymentProblem extends Error {
     super(detail, { cause: opts.cause });
     this.name = 'PaymentProblem';
     this.type = type;
-    this.status = opts.status ?? (type === 'payment-required' ? 402 : 400);
+    // Per draft-httpauth-payment every credential problem is a 402 (with a fresh challenge), except method-unsupported.
+    this.status = opts.status ?? (type === 'method-unsupported' ? 400 : 402);
     this.challengeId = opts.challengeId;
   }
 }

@@ -13,16 +13,15 @@ export type SessionRow = typeof sessions.$inferSelect;
 
 export interface SessionDeps { db: Db; clock: Clock; ttlHours: number }
 
-export async function createSession(deps: SessionDeps) {
-  const now = deps.clock.now();
+/** A new session row and its token (shown once; only the hash is stored). */
+export function newSessionRow(now: Date, ttlHours: number) {
   const token = newSessionToken();
-  const row = {
-    id: randomUUID(),
-    tokenHash: hashToken(token),
-    expiresAt: addMs(now, deps.ttlHours * 3600_000),
-    createdAt: now,
-    updatedAt: now,
-  };
+  const row = { id: randomUUID(), tokenHash: hashToken(token), expiresAt: addMs(now, ttlHours * 3600_000), createdAt: now, updatedAt: now };
+  return { token, row };
+}
+
+export async function createSession(deps: SessionDeps) {
+  const { token, row } = newSessionRow(deps.clock.now(), deps.ttlHours);
   await deps.db.insert(sessions).values(row);
   return { session_id: row.id, session_token: token, expires_at: row.expiresAt.toISOString() };
 }

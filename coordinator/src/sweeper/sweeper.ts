@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { Ctx } from '../context.ts';
 import { jobAttempts, jobOutputs, jobs } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
+import { processRefunds } from '../payments/refunder.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { ACTIVE_STATUSES } from '../jobs/transitions.ts';
@@ -69,7 +70,10 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
 export function startSweeper(ctx: Ctx) {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed'));
+    running = running.then(() => Promise.all([
+      sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed')),
+      ctx.billing.enabled ? processRefunds(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'refund pass failed')) : null,
+    ]));
   }, ctx.config.SWEEP_INTERVAL_MS);
   return { async stop() { clearInterval(timer); await running; } };
 }

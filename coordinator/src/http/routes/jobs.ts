@@ -1,13 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse,
+  CheckoutResponse, CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse,
 } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
 import { createJob } from '../../jobs/create-job.ts';
 import { loadOwnedJob } from '../../jobs/job-access.ts';
 import { describeJob } from '../../jobs/job-view.ts';
-import { completeUpload, getUploadUrl } from '../../jobs/upload.ts';
+import { completeUpload, getUploadUrl, requireUploadJob } from '../../jobs/upload.ts';
+import type { JobRow } from '../../jobs/job-access.ts';
+import { checkoutFor } from '../../payments/checkout.ts';
+import { hasCredential, type PaymentInput } from '../../payments/gate.ts';
+import { payForJob, reloadJob } from '../../payments/job-payments.ts';
+import { applyHeaders, jobForGatedCall, paymentInputOf } from '../payment-input.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { processJob } from '../../jobs/process-job.ts';
 import { requireSession } from '../../sessions/session-service.ts';
 import { bearerToken } from '../auth.ts';
@@ -22,13 +28,20 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
 
   app.post('/jobs', {
     schema: {
-      tags: ['jobs'], summary: 'Create a job', security, body: CreateJobRequest,
-      description: 'Upload-based jobs (transcribe) take job_type, filename and content_type; next call GET /jobs/{id}/upload-url.',
+      tags: ['jobs'], summary: 'Create a job', security: [...security, { payment: [] }], body: CreateJobRequest,
+      description: 'Upload-based jobs (transcribe) take job_type, filename and content_type; next call GET /jobs/{id}/upload-url. '
+        + 'With a session token the job starts pending (pay by hosted checkout_url, or answer the 402 of upload-url). '
+        + 'Without one, a payment credential creates it paid and the response carries a new session_token.',
       response: { 201: CreateJobResponse, ...errors },
     },
   }, async (req, reply) => {
-    const s = await session(bearerToken(req));
-    return reply.status(201).send(await createJob(ctx, s.id, req.body));
+    const token = bearerToken(req);
+    const payment = paymentInputOf(ctx, req);
+    // Authenticate before asking for payment: a bad bearer is 401, never 402.
+    const caller = token ? { sessionId: (await session(token)).id } : ctx.billing.enabled && hasOrNeedsPayment(payment) ? { sessionId: null, payment } : { sessionId: (await session(null)).id };
+    const created = await createJob(ctx, caller, req.body);
+    applyHeaders(reply, created.headers);
+    return reply.status(201).send(created.body);
   });
 
   app.get('/jobs/:id', {
@@ -39,14 +52,39 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   });
 
   app.get('/jobs/:id/upload-url', {
-    schema: { tags: ['jobs'], summary: 'Presigned URL to PUT the source file to', security, params: JobIdParams, response: { 200: UploadUrlResponse, ...errors } },
-  }, async (req) => getUploadUrl(ctx, (await session(bearerToken(req))).id, req.params.id));
+    schema: { tags: ['jobs'], summary: 'Presigned URL to PUT the source file to (402 until the job is paid)', security: [...security, { payment: [] }], params: JobIdParams, response: { 200: UploadUrlResponse, ...errors } },
+  }, async (req, reply) => getUploadUrl(ctx, await paidJob(req, reply, req.params.id)));
 
   app.post('/jobs/:id/complete-upload', {
-    schema: { tags: ['jobs'], summary: 'Verify the upload and start processing', security, params: JobIdParams, response: { 200: ProcessingResponse, ...errors, 413: ErrorResponse } },
-  }, async (req) => completeUpload(ctx, (await session(bearerToken(req))).id, req.params.id));
+    schema: { tags: ['jobs'], summary: 'Verify the upload and start processing (402 until the job is paid)', security: [...security, { payment: [] }], params: JobIdParams, response: { 200: ProcessingResponse, ...errors, 413: ErrorResponse } },
+  }, async (req, reply) => completeUpload(ctx, await paidJob(req, reply, req.params.id)));
+
+  app.post('/jobs/:id/checkout', {
+    schema: { tags: ['jobs'], summary: 'Get or create the hosted card checkout of a job', security, params: JobIdParams, response: { 200: CheckoutResponse, ...errors } },
+  }, async (req) => {
+    const job = await loadOwnedJob(ctx.db, req.params.id, (await session(bearerToken(req))).id);
+    return checkoutFor(ctx, job);
+  });
+
+  /** Loads the job for a gated call and, while it is unpaid, takes payment (or answers 402). */
+  async function paidJob(req: FastifyRequest, reply: FastifyReply, id: string): Promise<JobRow> {
+    const job = await jobForGatedCall(ctx, req, id);
+    requireUploadJob(job);
+    if (job.paymentStatus !== 'pending' || !ctx.billing.enabled) return job;
+    const paid = await payForJob(ctx, job, paymentInputOf(ctx, req));
+    applyHeaders(reply, paid.headers);
+    return reloadJob(ctx, job.id);
+  }
 
   app.post('/jobs/:id/process', {
     schema: { tags: ['jobs'], summary: 'Start a no-upload derivative job', security, params: JobIdParams, response: { 200: ProcessingResponse, ...errors } },
   }, async (req) => processJob(ctx, (await session(bearerToken(req))).id, req.params.id));
 };
+
+/**
+ * A POST /jobs without a bearer token goes down the payment path when billing is on: with a
+ * credential it pays; without one it gets the 402 offer (after body validation, so the price is known).
+ */
+function hasOrNeedsPayment(p: PaymentInput): boolean {
+  return hasCredential(p) || !p.authorization;
+}

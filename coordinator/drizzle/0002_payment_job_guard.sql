@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "payment_consumptions_job_uq" ON "payment_consumptions" USING btree ("job_id");

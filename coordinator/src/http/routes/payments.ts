@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorResponse } from '@cutroom/shared/api';
+import { LIMITS } from '@cutroom/shared/limits';
+import { PRICES } from '@cutroom/shared/prices';
+import { eq } from 'drizzle-orm';
+import type { Ctx } from '../../context.ts';
+import { checkoutSessions, jobs } from '../../db/schema.ts';
+import { AppError } from '../../lib/app-error.ts';
+import { handleCardWebhook } from '../../payments/checkout-webhook.ts';
+import { collectPayment } from '../../payments/gate.ts';
+import { applyHeaders, paymentInputOf } from '../payment-input.ts';
+
+/** Payment surfaces that are not job calls: the card webhook, the smoke test, checkout landings. */
+export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
+  // The webhook signature covers the exact bytes sent: keep the raw body, parse nothing.
+  app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    raw.post('/api/v1/webhooks/card', { schema: { hide: true } }, async (req) => {
+      const sig = req.headers['stripe-signature'];
+      return handleCardWebhook(ctx, req.body as Buffer, typeof sig === 'string' ? sig : undefined);
+    });
+  });
+
+  app.get('/api/test', {
+    schema: {
+      tags: ['payments'],
+      summary: 'Payment smoke test: charges 0.01 (chain USDC or card USD) and echoes',
+      description: 'Answers 402 with the payment challenges; pay and repeat the call. Card processors refuse charges below USD 0.50, so the card method is offered here only where a processor accepts the amount; the chain rail always is.',
+      querystring: z.object({ echo: z.string().max(LIMITS.echoMaxChars).optional() }),
+      response: { 200: z.object({ paid: z.literal(true), service: z.string(), echo: z.string().optional() }), 400: ErrorResponse, 404: ErrorResponse },
+    },
+  }, async (req, reply) => {
+    if (!ctx.billing.enabled) throw new AppError('not_found', 'payments are not configured on this server, so there is nothing to smoke-test');
+    const p = PRICES.smoke_test;
+    const paid = await collectPayment(ctx, paymentInputOf(ctx, req), {
+      description: 'cutroom payment smoke test', jobId: null,
+      amounts: { card: BigInt(p.cardCents), chain: BigInt(p.chainUnits) },
+    }, async () => {});
+    applyHeaders(reply, paid.headers);
+    return { paid: true as const, service: 'cutroom', ...(req.query.echo !== undefined && { echo: req.query.echo }) };
+  });
+
+  const Landing = z.object({ card_checkout_session_id: z.string(), job_id: z.uuid().nullable(), payment_status: z.string(), next: z.string() });
+  app.get('/api/v1/checkout/complete', {
+    schema: { tags: ['payments'], summary: 'Where hosted checkout returns the payer', querystring: z.object({ session_id: z.string().min(1).max(255) }), response: { 200: Landing, 404: ErrorResponse } },
+  }, async (req) => {
+    const [cs] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, req.query.session_id)).limit(1);
+    if (!cs) throw new AppError('not_found', 'unknown checkout session');
+    const [job] = await ctx.db.select({ paymentStatus: jobs.paymentStatus }).from(jobs).where(eq(jobs.id, cs.jobId)).limit(1);
+    return {
+      card_checkout_session_id: cs.id, job_id: cs.jobId, payment_status: job?.paymentStatus ?? 'unknown',
+      next: `GET /api/v1/jobs/${cs.jobId}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)`,
+    };
+  });
+  app.get('/api/v1/checkout/cancelled', { schema: { hide: true } }, async () => ({ cancelled: true, next: 'POST /api/v1/jobs/{id}/checkout returns the same checkout_url to try again' }));
+};

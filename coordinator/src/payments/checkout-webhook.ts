@@ -1,0 +1,44 @@
+import { eq } from 'drizzle-orm';
+import type Stripe from 'stripe';
+import { RAIL_CURRENCY } from '@cutroom/shared/payment-methods';
+import type { Ctx } from '../context.ts';
+import { checkoutSessions, webhookEvents } from '../db/schema.ts';
+import { AppError } from '../lib/app-error.ts';
+import { queueDuplicateRefund } from './job-payments.ts';
+import { recordMovement } from './ledger.ts';
+import { markJobPaid } from './mark-paid.ts';
+import type { Settlement } from './types.ts';
+
+/**
+ * Card processor webhook. The signature is verified on the raw body by the card rail; each
+ * event id is applied once (a retried delivery is acknowledged and ignored). A completed
+ * checkout marks its job paid and books the charge in one transaction; if the job was already
+ * paid another way, the charge is booked and queued for refund.
+ */
+export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: string | undefined): Promise<{ received: true; applied: boolean }> {
+  const card = ctx.billing.card;
+  if (!card) throw new AppError('not_found', 'card payments are not configured');
+  const event = card.verifyWebhook(rawBody, signature);
+  if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded') {
+    return { received: true, applied: false };
+  }
+  const session = event.data.object as Stripe.Checkout.Session;
+  if (session.payment_status !== 'paid') return { received: true, applied: false };
+  const now = ctx.clock.now();
+  const applied = await ctx.db.transaction(async (tx) => {
+    const fresh = await tx.insert(webhookEvents).values({ id: event.id, type: event.type, receivedAt: now }).onConflictDoNothing().returning();
+    if (!fresh.length) return false;
+    const [cs] = await tx.select().from(checkoutSessions).where(eq(checkoutSessions.id, session.id)).limit(1);
+    if (!cs) {
+      ctx.logger.warn({ checkout_session: session.id }, 'webhook for an unknown checkout session');
+      return false;
+    }
+    const pi = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id ?? session.id;
+    const s: Settlement = { rail: 'card', method: 'checkout', amount: BigInt(session.amount_total ?? cs.amountCents), currency: RAIL_CURRENCY.card, reference: pi, payer: null };
+    await tx.update(checkoutSessions).set({ status: 'completed', paymentIntentId: pi, completedAt: now }).where(eq(checkoutSessions.id, cs.id));
+    await recordMovement(tx, { jobId: cs.jobId, rail: 'card', kind: 'charge', amount: s.amount, currency: s.currency, state: 'done', reference: pi, payer: null, idempotencyKey: `charge:checkout:${cs.id}`, now });
+    if (!(await markJobPaid(tx, cs.jobId, s, now))) await queueDuplicateRefund(tx, cs.jobId, s, now);
+    return true;
+  });
+  return { received: true, applied };
+}
