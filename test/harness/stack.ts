@@ -6,8 +6,21 @@ import { startAgentChild, type AgentChild } from '../../coordinator/src/embedded
 import { startCoordinator, type RunningCoordinator } from '../../coordinator/src/server.ts';
 import { freePort, startNats, startPostgres, startS3, type NatsFixture, type PostgresFixture, type S3Fixture } from '../fixtures/index.ts';
 import { apiClient, type ApiClient } from './api.ts';
+import { startAnvil, type AnvilAccount, type AnvilFixture } from '../fixtures/anvil.ts';
+import { deployTestUsdc, mintUsdc } from '../fixtures/test-usdc.ts';
+import { startStripeFake, type StripeFake } from '../fakes/stripe/index.ts';
+
+/** A local chain with the EIP-3009 test token (payer funded) and the stateful card processor fake. */
+async function startBilling(): Promise<BillingFixture> {
+  const [anvil, stripe] = await Promise.all([startAnvil(), startStripeFake()]);
+  const [owner, relayer, payer] = anvil.accounts as [AnvilAccount, AnvilAccount, AnvilAccount];
+  const { address: token } = await deployTestUsdc(anvil.rpcUrl, owner.privateKey);
+  await mintUsdc(anvil.rpcUrl, owner.privateKey, token, payer.address, 100_000_000n);
+  return { anvil, token, relayer, payer, stripe, webhookSecret: 'whsec_test_cutroom_0123456789', challengeSecret: 'test-challenge-secret-0123456789abcdef' };
+}
 
 export interface Stack {
+  billing?: BillingFixture;
   coordinator: RunningCoordinator;
   api: ApiClient;
   natsUrl: string;
@@ -18,13 +31,29 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+export interface BillingFixture {
+  anvil: AnvilFixture;
+  token: `0x${string}`;
+  /** anvil accounts[1]: relayer and recipient. */
+  relayer: AnvilAccount;
+  /** anvil accounts[2], funded with 100 test USDC. */
+  payer: AnvilAccount;
+  stripe: StripeFake;
+  webhookSecret: string;
+  challengeSecret: string;
+}
+
 export interface StackOptions {
+  /** Start a local chain with the test token and the card processor fake, and turn billing on. */
+  billing?: boolean;
   /** 's3' (MinIO) or 'local' (coordinator-served disk). @default 's3' */
   storage?: 's3' | 'local';
   /** Agents to start at once. @default 1 */
   agents?: number;
   leaseMs?: number;
   sweepMs?: number;
+  /** Extra coordinator settings (they win over the stack's). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -37,13 +66,23 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     startPostgres(), startNats(), opts.storage === 'local' ? Promise.resolve(undefined) : startS3(),
   ]) as [PostgresFixture, NatsFixture, S3Fixture | undefined];
   const port = await freePort();
+  const billing = opts.billing ? await startBilling() : undefined;
   const agentToken = 'test-agent-token-0123456789';
   const config = loadCoordinatorConfig({
     PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: pg.url, NATS_URL: nats.url,
     LEASE_MS: String(opts.leaseMs ?? 30_000), SWEEP_INTERVAL_MS: String(opts.sweepMs ?? 1000), LOG_LEVEL: 'warn',
+    ...(billing ? {
+      PAYMENT_CHALLENGE_SECRET: billing.challengeSecret,
+      CHAIN_RPC_URL: billing.anvil.rpcUrl, CHAIN_ID: String(billing.anvil.chainId), CHAIN_TOKEN_ADDRESS: billing.token,
+      CHAIN_RELAYER_KEY: billing.relayer.privateKey,
+      CARD_SECRET_KEY: billing.stripe.secretKey, CARD_WEBHOOK_SECRET: billing.webhookSecret, CARD_API_BASE: billing.stripe.url,
+      CARD_NETWORK_ID: 'profile_cutroom_test',
+    } : {}),
+    ...opts.env,
     ...(s3 ? { S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_REGION: s3.region, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey } : {}),
   });
   const coordinator = await startCoordinator(config, { agentToken, urlSigningSecret: 'test-url-signing-secret-0123' }, { natsUrl: nats.url });
+  billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
   const agents: AgentChild[] = [];
   const startAgent = (id: string) => {
     const a = startAgentChild({ id, coordinatorUrl: coordinator.url, natsUrl: nats.url, agentToken, env: { LOG_LEVEL: 'warn' } });
@@ -52,11 +91,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   for (let i = 0; i < (opts.agents ?? 1); i++) startAgent(`test-agent-${i + 1}`);
   return {
-    coordinator, api: apiClient(coordinator.url), natsUrl: nats.url, agentToken, agents, s3, startAgent,
+    coordinator, api: apiClient(coordinator.url), natsUrl: nats.url, agentToken, agents, s3, startAgent, billing,
     async stop() {
       await Promise.all(agents.map((a) => a.stop()));
       await coordinator.stop();
-      await Promise.all([pg.stop(), nats.stop(), s3?.stop()]);
+      await Promise.all([pg.stop(), nats.stop(), s3?.stop(), billing?.anvil.stop(), billing?.stripe.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

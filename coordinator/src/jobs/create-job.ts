@@ -100,7 +100,9 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
   }
 
   const session = newSessionRow(now, ctx.config.SESSION_TTL_HOURS);
-  const paid = await collectPayment(ctx, caller.payment, jobCharge({ ...values, id }), async (tx, settlement) => {
+  // The offer must be the same on the 402 and on the paid retry, so it names no job id yet.
+  const charge = { ...jobCharge({ ...values, id }), description: `cutroom ${req.job_type} (${upload.media}) job`, jobId: null, ledgerJobId: id };
+  const paid = await collectPayment(ctx, caller.payment, charge, async (tx, settlement) => {
     await tx.insert(sessions).values(session.row);
     await insertJob(tx, { ...values, sessionId: session.row.id }, now);
     await markJobPaid(tx, id, settlement, now);

@@ -18,7 +18,13 @@ import type { Settlement } from './types.ts';
 export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: string | undefined): Promise<{ received: true; applied: boolean }> {
   const card = ctx.billing.card;
   if (!card) throw new AppError('not_found', 'card payments are not configured');
-  const event = card.verifyWebhook(rawBody, signature);
+  let event: Stripe.Event;
+  try {
+    event = card.verifyWebhook(rawBody, signature);
+  } catch (err) {
+    // A forged or stale delivery is the sender's error: a plain 400, never a payment challenge.
+    throw new AppError('invalid_request', `webhook rejected: ${err instanceof Error ? err.message : 'invalid signature'}`);
+  }
   if (event.type !== 'checkout.session.completed' && event.type !== 'checkout.session.async_payment_succeeded') {
     return { received: true, applied: false };
   }

@@ -91,7 +91,7 @@ async function settleOnce(deps: GateDeps, key: string, settle: () => Promise<Set
   await deps.db.transaction(async (tx) => {
     await tx.update(paymentConsumptions).set({ state: 'settled', reference: settlement.reference }).where(eq(paymentConsumptions.challengeId, key));
     await recordMovement(tx, {
-      jobId: charge.jobId, rail: settlement.rail, kind: 'charge', amount: settlement.amount, currency: settlement.currency,
+      jobId: charge.ledgerJobId ?? charge.jobId, rail: settlement.rail, kind: 'charge', amount: settlement.amount, currency: settlement.currency,
       state: 'done', reference: settlement.reference, payer: settlement.payer, idempotencyKey: `charge:${key}`, now,
     });
     await onSettled(tx, settlement);

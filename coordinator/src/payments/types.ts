@@ -29,8 +29,10 @@ export class PaymentProblem extends Error {
 export interface Charge {
   /** Stable description of what is bought, e.g. `transcribe job 3f…` or `smoke test`. */
   description: string;
-  /** Job the payment is for; null for the smoke test. */
+  /** Job the payment is for (its externalId in challenges); null for the smoke test and paid creation. */
   jobId: string | null;
+  /** Job to book the charge under when it differs from jobId (paid creation: the job id exists only once paid). */
+  ledgerJobId?: string;
   amounts: Partial<Record<Rail, bigint>>;
 }
 
