@@ -6,6 +6,7 @@ import { installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { agentRoutes } from './http/routes/agents.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
+import { annotatePaidOperations } from './payments/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { outputRoutes } from './http/routes/outputs.ts';
@@ -55,6 +56,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
     transform: jsonSchemaTransform,
+    // Payment metadata is added to the generated document, never written by hand.
+    transformObject: (documentObject) => {
+      const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+      annotatePaidOperations(doc as Parameters<typeof annotatePaidOperations>[0], deps.ctx.billing);
+      return doc;
+    },
   });
 
   await app.register(sessionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
@@ -62,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
   await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
-  await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl });
+  await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl, billing: deps.ctx.billing });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });
   if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs);
   return app;

@@ -1,0 +1,114 @@
+import { PRICES } from '@cutroom/shared/prices';
+import type { Billing } from './billing.ts';
+
+const usdc = (units: number | bigint): string => (Number(units) / 1_000_000).toFixed(2);
+const usd = (cents: number): string => (cents / 100).toFixed(2);
+
+/** The paid REST operations and what each charges. `null` amount = depends on the job (dynamic). */
+export const PAID_OPERATIONS = [
+  { method: 'post', path: '/api/v1/jobs', product: 'job' },
+  { method: 'get', path: '/api/v1/jobs/{id}/upload-url', product: 'job' },
+  { method: 'post', path: '/api/v1/jobs/{id}/complete-upload', product: 'job' },
+  { method: 'get', path: '/api/test', product: 'smoke_test' },
+] as const;
+
+/** Every row of the price table, in both rails' base units and for display. */
+export function priceTable() {
+  const row = (product: string, p: { cardCents: number; chainUnits: number | null }, extra: Record<string, string> = {}) => ({
+    product, ...extra,
+    chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC', decimals: 6 },
+    card: { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD', decimals: 2 },
+  });
+  return [
+    row('transcribe', PRICES.transcribe.audio, { media: 'audio' }), row('transcribe', PRICES.transcribe.video, { media: 'video' }),
+    row('summarize', PRICES.summarize.audio, { media: 'audio' }), row('summarize', PRICES.summarize.video, { media: 'video' }),
+    row('find_clips', PRICES.find_clips.video, { media: 'video' }),
+    row('extract_clip', PRICES.extract_clip, { unit: 'per call' }),
+    row('extract_vertical_clip', PRICES.extract_vertical_clip, { unit: 'per call' }),
+    row('clips_vertical', PRICES.clips_vertical, { unit: 'per clip' }),
+    row('clips_horizontal', PRICES.clips_horizontal, { unit: 'per clip' }),
+    row('publish_video', PRICES.publish_video),
+    row('edit_from_transcript', PRICES.edit_from_transcript),
+    row('clips_from_video', PRICES.clips_bundle_hold, { unit: 'worst-case card hold, charged for what is delivered' }),
+    row('smoke_test', PRICES.smoke_test),
+  ];
+}
+
+/** Job operations are priced by job type and media: from the cheapest to the dearest upload job. */
+const JOB_RANGE = { chain: [PRICES.transcribe.audio.chainUnits, PRICES.find_clips.video.chainUnits], card: [PRICES.transcribe.audio.cardCents, PRICES.find_clips.video.cardCents] } as const;
+
+/**
+ * `x-payment-info` for one operation, in the shape mppx's discovery validator reads
+ * (`offers[]` of {intent, method, currency, amount (null = dynamic)}), plus our summary, protocols and range.
+ */
+export function paymentInfo(billing: Billing, product: 'job' | 'smoke_test') {
+  const chainMin = product === 'job' ? JOB_RANGE.chain[0] : PRICES.smoke_test.chainUnits;
+  const cardMin = product === 'job' ? JOB_RANGE.card[0] : PRICES.smoke_test.cardCents;
+  const offers: Record<string, unknown>[] = [];
+  if (billing.chain) offers.push({ intent: 'charge', method: 'evm', currency: billing.chain.asset, amount: product === 'job' ? null : String(chainMin), description: `chain rail: USDC on ${billing.chain.network}, from ${usdc(chainMin)} USDC` });
+  if (billing.card) offers.push({ intent: 'charge', method: 'stripe', currency: 'usd', amount: product === 'job' ? null : String(cardMin), description: `card rail: from ${usd(cardMin)} USD (also hosted checkout)` });
+  // mppx's schema: either flat fields or `offers`, not both; the range and protocols are our extensions.
+  return {
+    summary: product === 'job'
+      ? `dynamic price by job type and media: ${usdc(JOB_RANGE.chain[0])}-${usdc(JOB_RANGE.chain[1])} USDC (chain) or ${usd(JOB_RANGE.card[0])}-${usd(JOB_RANGE.card[1])} USD (card); see /.well-known/mpp.json`
+      : 'payment smoke test: 0.01',
+    protocols: ['mpp', ...(billing.chain ? ['x402'] : [])],
+    price: product === 'job'
+      ? { dynamic: true, min: usdc(JOB_RANGE.chain[0]), max: usdc(JOB_RANGE.chain[1]), currency: 'USDC' }
+      : { dynamic: false, amount: usdc(chainMin), currency: 'USDC' },
+    offers,
+  };
+}
+
+/** The PaymentRequired402 body, as JSON Schema for the declared 402 responses. */
+export const PAYMENT_REQUIRED_SCHEMA = {
+  type: 'object',
+  required: ['status'],
+  properties: {
+    status: { type: 'number', const: 402 },
+    type: { type: 'string', description: 'https://paymentauth.org/problems/<type>' },
+    title: { type: 'string' },
+    detail: { type: 'string' },
+    challengeId: { type: 'string' },
+  },
+};
+
+/** Adds `x-payment-info` and a declared 402 to every paid operation of the generated document. */
+export function annotatePaidOperations(doc: { paths?: Record<string, Record<string, any>> }, billing: Billing): void {
+  if (!billing.enabled || !doc.paths) return;
+  for (const op of PAID_OPERATIONS) {
+    const operation = doc.paths[op.path]?.[op.method];
+    if (!operation) continue;
+    operation['x-payment-info'] = paymentInfo(billing, op.product);
+    operation.responses = {
+      ...operation.responses,
+      402: {
+        description: 'Payment required: answer one `WWW-Authenticate: Payment` challenge (MPP) or the `PAYMENT-REQUIRED` offer (x402 v2) and repeat the call',
+        headers: {
+          'WWW-Authenticate': { schema: { type: 'string' }, description: 'one Payment challenge per offered method' },
+          'PAYMENT-REQUIRED': { schema: { type: 'string' }, description: 'x402 v2 offer (base64 JSON), chain rail' },
+        },
+        content: { 'application/problem+json': { schema: PAYMENT_REQUIRED_SCHEMA } },
+      },
+    };
+  }
+}
+
+/** /.well-known/mpp.json: the authoritative price table, rails, wire method ids, networks, currencies. */
+export function mppDocument(billing: Billing, publicBaseUrl: string) {
+  return {
+    version: 1,
+    service: 'cutroom',
+    realm: billing.realm,
+    billing: billing.enabled ? 'enabled' : 'disabled (jobs are created already paid)',
+    intents: ['charge'],
+    protocols: billing.chain ? ['mpp', 'x402'] : billing.enabled ? ['mpp'] : [],
+    rails: [
+      ...(billing.chain ? [{ rail: 'chain', method: 'evm', intent: 'charge', currency: 'USDC', asset: billing.chain.asset, decimals: 6, network: billing.chain.network, recipient: billing.chain.recipient, eip712: billing.chain.domain, credential_types: ['authorization'], x402: { version: 2, scheme: 'exact' } }] : []),
+      ...(billing.card ? [{ rail: 'card', method: 'stripe', intent: 'charge', currency: 'usd', decimals: 2, network_id: billing.cardNetworkId, hosted_checkout: true, min_amount: '50' }] : []),
+    ],
+    prices: priceTable(),
+    endpoints: PAID_OPERATIONS.map((o) => ({ method: o.method.toUpperCase(), path: o.path, intent: 'charge', price: o.product === 'job' ? 'by job (see prices)' : 'smoke_test' })),
+    openapi: `${publicBaseUrl}/openapi.json`,
+  };
+}
