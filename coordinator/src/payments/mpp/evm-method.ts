@@ -22,6 +22,7 @@
  * server builds the request, HMACs it into the id, and the client derives the nonce from the
  * final id. The token contract refuses a second use of the nonce.
  */
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../rails/eip3009.ts';
 import { evm as mppxEvm } from 'mppx';
 import { getAddress, recoverTypedDataAddress } from 'viem';
 import type { PaymentProblem } from '../types.ts';
@@ -256,17 +257,8 @@ export async function checkEvmCredential(input: CheckEvmCredentialInput): Promis
   return { payer, source };
 }
 
-/** EIP-712 types of EIP-3009 `transferWithAuthorization`. */
-export const EIP3009_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+/** EIP-712 types of EIP-3009 `transferWithAuthorization` (one definition, shared with the chain rail). */
+export const EIP3009_TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 
 /** The method's two wire functions under the names the brief uses. */
 export const evmWire = { method: EVM_METHOD, buildRequest: buildEvmRequest, parsePayload: parseEvmPayload } as const;
