@@ -75,6 +75,8 @@ const EnvSchema = z.object({
   CHAIN_TOKEN_VERSION: z.string().default('2'),
   /** Private key of the relayer: pays gas for settlements and receives + refunds payments. */
   CHAIN_RELAYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  /** Address that receives payments. @default the relayer's address (refunds are paid from it, so it must be that address) */
+  CHAIN_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
   /** Card rail: the card processor's secret API key and webhook signing secret. */
   CARD_SECRET_KEY: optional,
   CARD_WEBHOOK_SECRET: optional,

@@ -24,7 +24,7 @@ export function createBilling(config: CoordinatorConfig, clock: Clock): Billing 
           rpcUrl: config.CHAIN_RPC_URL, chainId: config.CHAIN_ID,
           tokenAddress: config.CHAIN_TOKEN_ADDRESS as `0x${string}`,
           tokenName: config.CHAIN_TOKEN_NAME, tokenVersion: config.CHAIN_TOKEN_VERSION,
-          recipient: relayerAddress(config.CHAIN_RELAYER_KEY as `0x${string}`),
+          recipient: (config.CHAIN_RECIPIENT as `0x${string}` | undefined) ?? relayerAddress(config.CHAIN_RELAYER_KEY as `0x${string}`),
           relayerPrivateKey: config.CHAIN_RELAYER_KEY as `0x${string}`, clock,
         });
         return Object.assign(rail, { chainId: config.CHAIN_ID });
