@@ -32,13 +32,14 @@ export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: st
   if (session.payment_status !== 'paid') return { received: true, applied: false };
   const now = ctx.clock.now();
   const applied = await ctx.db.transaction(async (tx) => {
-    const fresh = await tx.insert(webhookEvents).values({ id: event.id, type: event.type, receivedAt: now }).onConflictDoNothing().returning();
-    if (!fresh.length) return false;
     const [cs] = await tx.select().from(checkoutSessions).where(eq(checkoutSessions.id, session.id)).limit(1);
     if (!cs) {
+      // Not recorded as processed: a redelivery after the session row exists still applies.
       ctx.logger.warn({ checkout_session: session.id }, 'webhook for an unknown checkout session');
       return false;
     }
+    const fresh = await tx.insert(webhookEvents).values({ id: event.id, type: event.type, receivedAt: now }).onConflictDoNothing().returning();
+    if (!fresh.length) return false;
     const pi = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id ?? session.id;
     const s: Settlement = { rail: 'card', method: 'checkout', amount: BigInt(session.amount_total ?? cs.amountCents), currency: RAIL_CURRENCY.card, reference: pi, payer: null };
     await tx.update(checkoutSessions).set({ status: 'completed', paymentIntentId: pi, completedAt: now }).where(eq(checkoutSessions.id, cs.id));
