@@ -35,6 +35,11 @@ export async function jobForGatedCall(ctx: Ctx, req: FastifyRequest, jobId: stri
   }
   const [job] = await ctx.db.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job) throw new AppError('not_found', `job ${jobId} not found`);
+  // The credential is only checked while it pays: past that (job paid, or billing off) any
+  // "Payment …" header would open someone else's job, so the owner's bearer is required.
+  if (!ctx.billing.enabled || job.paymentStatus !== 'pending') {
+    throw new AppError('unauthenticated', 'this job is already paid: send Authorization: Bearer <session_token> of the session that owns it');
+  }
   return job;
 }
 

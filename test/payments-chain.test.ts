@@ -1,0 +1,242 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { and, eq } from 'drizzle-orm';
+import { Challenge } from 'mppx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs, ledgerEntries } from '../coordinator/src/db/schema.ts';
+import { waitFor } from './fixtures/index.ts';
+import { chainPayer, decodeReceipt } from './harness/chain-payer.ts';
+import { librivoxUtterances } from './harness/media.ts';
+import { startStack, type Stack } from './harness/stack.ts';
+
+const PROBLEMS = 'https://paymentauth.org/problems/';
+const JOB_PRICE = 200_000n; // transcribe (audio) on the chain rail: 0.20 USDC
+const SMOKE_PRICE = 10_000n; // GET /api/test: 0.01 USDC
+const SWEEP_MS = 250;
+
+/**
+ * Stock payment clients (mppx `evm`, @x402/core + @x402/evm) pay the running service over HTTP;
+ * the service relays the EIP-3009 authorizations on anvil. Every case checks the money on the
+ * chain (balances, Transfer logs) and the books (jobs, ledger_entries), not only HTTP answers.
+ */
+describe('paying the running service on the chain rail', () => {
+  let stack: Stack;
+  let payer: ReturnType<typeof chainPayer>;
+  let base: string;
+  let chainId: number;
+  let service: `0x${string}`;
+  const wav = readFileSync(librivoxUtterances()[0]!.file);
+  const jobBody = JSON.stringify({ job_type: 'transcribe', filename: 'clip.wav', content_type: 'audio/wav' });
+
+  const balances = async () => ({ payer: await payer.balanceOf(payer.address), service: await payer.balanceOf(service) });
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const uploadUrl = (id: string) => `${base}/api/v1/jobs/${id}/upload-url`;
+  const ledger = (jobId: string) => stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId));
+  async function pendingJob(): Promise<{ token: string; id: string; body: any }> {
+    const token = await stack.api.newSession();
+    const r = await stack.api.call('POST', '/api/v1/jobs', { token, json: JSON.parse(jobBody) });
+    expect(r.status).toBe(201);
+    return { token, id: r.body.job_id, body: r.body };
+  }
+  /** A refused credential is a 402 with a fresh offer and a problem body naming why. */
+  async function expectRefused(res: Response, ...types: string[]) {
+    expect(res.status).toBe(402);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Payment /);
+    expect(res.headers.get('payment-receipt')).toBeNull();
+    const problem = (await res.json()) as { type: string };
+    expect(types.map((t) => PROBLEMS + t)).toContain(problem.type);
+    return problem;
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: SWEEP_MS });
+    payer = chainPayer(stack.billing!);
+    base = stack.coordinator.url;
+    chainId = stack.billing!.anvil.chainId;
+    service = stack.billing!.relayer.address;
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  let jobCredential: { id: string; header: string };
+  it('1. the stock mppx client pays a job at upload-url; the receipt names a real transfer; the job runs', async () => {
+    const { token, id, body } = await pendingJob();
+    expect(body).toMatchObject({
+      payment_status: 'pending', checkout_url: expect.stringMatching(/^https?:\/\//),
+      mpp: { deposit_address: service, network: `eip155:${chainId}`, amount: '0.20', currency: 'USDC' },
+    });
+
+    const unpaid = await fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(unpaid.status).toBe(402);
+    expect(unpaid.headers.get('cache-control')).toBe('no-store');
+    expect(unpaid.headers.get('content-type')).toContain('application/problem+json');
+    const challenges = Challenge.fromResponseList(unpaid);
+    expect(challenges.map((c) => c.method)).toEqual(['evm', 'stripe']);
+    expect(challenges[0]!.request).toMatchObject({ amount: String(JOB_PRICE), recipient: service, externalId: id });
+    const x402 = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
+    expect(x402.accepts[0]).toMatchObject({ scheme: 'exact', network: `eip155:${chainId}`, amount: String(JOB_PRICE), payTo: service });
+    expect(await unpaid.json()).toEqual({
+      type: `${PROBLEMS}payment-required`, title: 'Payment Required', status: 402, detail: expect.any(String), challengeId: challenges[0]!.id,
+    });
+
+    // The stock fetch wrapper answers the 402 itself (it replaces the bearer with the credential).
+    const before = await balances();
+    const paid = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get('cache-control')).toBe('private');
+    jobCredential = { id, header: payer.sent.at(-1)! };
+    const receipt = decodeReceipt(paid.headers.get('payment-receipt'));
+    expect(receipt).toMatchObject({ method: 'evm', status: 'success', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await payer.transfersIn(receipt.reference as `0x${string}`)).toEqual([{ from: payer.address, to: service, value: JOB_PRICE }]);
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+    expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status).toBe('paid');
+
+    const put = await fetch(((await paid.json()) as { upload_url: string }).upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: wav });
+    expect(put.ok).toBe(true);
+    expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
+    const job = await stack.api.waitForJob(token, id);
+    expect(job.status, job.error_message).toBe('completed');
+    expect(job.payment_status).toBe('paid');
+  });
+
+  let paidCreation: string;
+  let paidCreationJob: string;
+  it('2. paid creation: POST /jobs without a bearer is 402; the stock client pays it and gets a session', async () => {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: jobBody };
+    const offer = await fetch(`${base}/api/v1/jobs`, init);
+    expect(offer.status).toBe(402);
+    expect(Challenge.fromResponseList(offer)[0]).toMatchObject({ method: 'evm', request: { amount: String(JOB_PRICE) } });
+
+    const before = await balances();
+    const res = await payer.mppx.fetch(`${base}/api/v1/jobs`, init);
+    expect(res.status).toBe(201);
+    paidCreation = payer.sent.at(-1)!;
+    expect(decodeReceipt(res.headers.get('payment-receipt')).method).toBe('evm');
+    const created = (await res.json()) as { job_id: string; session_token: string };
+    paidCreationJob = created.job_id;
+    expect(created).toMatchObject({ payment_status: 'paid', session_token: expect.any(String) });
+    const job = await stack.api.call('GET', `/api/v1/jobs/${created.job_id}`, { token: created.session_token });
+    expect(job.body).toMatchObject({ status: 'uploading', payment_status: 'paid' });
+    expect((await ledger(created.job_id)).filter((r) => r.kind === 'charge')).toHaveLength(1);
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+  });
+
+  let smokeMpp: string;
+  let smokeX402: string;
+  it('3. the stock x402 v2 client and the mppx client both pay GET /api/test', async () => {
+    const before = await balances();
+    const { res, settle, header } = await payer.payX402(`${base}/api/test?echo=over%20x402`);
+    smokeX402 = header;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ paid: true, service: 'cutroom', echo: 'over x402' });
+    expect(settle).toMatchObject({ success: true, network: `eip155:${chainId}`, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await payer.transfersIn(settle!.transaction as `0x${string}`)).toEqual([{ from: payer.address, to: service, value: SMOKE_PRICE }]);
+
+    const mpp = await payer.mppx.fetch(`${base}/api/test?echo=over%20mpp`);
+    smokeMpp = payer.sent.at(-1)!;
+    expect(mpp.status).toBe(200);
+    expect(await mpp.json()).toEqual({ paid: true, service: 'cutroom', echo: 'over mpp' });
+    expect(decodeReceipt(mpp.headers.get('payment-receipt')).method).toBe('evm');
+    expect(await balances()).toEqual({ payer: before.payer - 2n * SMOKE_PRICE, service: before.service + 2n * SMOKE_PRICE });
+  });
+
+  it('4. a used credential is refused when replayed, and moves no money', async () => {
+    const before = await balances();
+    await expectRefused(await fetch(`${base}/api/test?echo=over%20mpp`, { headers: { authorization: smokeMpp } }), 'invalid-challenge', 'verification-failed');
+    await expectRefused(await fetch(`${base}/api/test?echo=over%20x402`, { headers: { 'payment-signature': smokeX402 } }), 'invalid-challenge', 'verification-failed');
+    // A replayed paid creation would otherwise create (and hand out) a second paid job.
+    await expectRefused(await fetch(`${base}/api/v1/jobs`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: paidCreation }, body: jobBody,
+    }), 'invalid-challenge', 'verification-failed');
+    // Case 1's credential: on another job it fails the request binding (externalId, amount);
+    await expectRefused(await fetch(uploadUrl((await pendingJob()).id), { headers: { authorization: jobCredential.header } }), 'invalid-challenge');
+    // on its own job, now paid, it opens nothing: a credential pays, it does not authenticate,
+    // so neither it nor any "Payment …" header stands in for the owner's bearer (401).
+    for (const authorization of [jobCredential.header, 'Payment bm90IGEgY3JlZGVudGlhbA']) {
+      expect((await fetch(uploadUrl(jobCredential.id), { headers: { authorization } })).status).toBe(401);
+      expect((await fetch(uploadUrl(paidCreationJob), { headers: { authorization } })).status).toBe(401);
+      expect((await fetch(`${base}/api/v1/jobs/${paidCreationJob}/complete-upload`, { method: 'POST', headers: { authorization } })).status).toBe(401);
+    }
+    expect(await balances()).toEqual(before);
+  });
+
+  it('5. two concurrent credentials for one job (two challenges): exactly one is charged', async () => {
+    const { token, id } = await pendingJob();
+    const first = await fetch(uploadUrl(id), { headers: bearer(token) });
+    await new Promise((r) => setTimeout(r, 5)); // expires has ms precision: another ms, another challenge
+    const second = await fetch(uploadUrl(id), { headers: bearer(token) });
+    const [a, b] = [await payer.mppx.createCredential(first), await payer.mppx.createCredential(second)];
+    expect(Challenge.fromResponse(first).id).not.toBe(Challenge.fromResponse(second).id);
+
+    const before = await balances();
+    const results = await Promise.all([a, b].map((authorization) => fetch(uploadUrl(id), { headers: { authorization } })));
+    const charged = results.filter((r) => r.headers.get('payment-receipt'));
+    expect(charged).toHaveLength(1);
+    expect(charged[0]!.status).toBe(200);
+    // The loser is refused at the consumed-payment record (one per job), before the chain; had the
+    // winner committed before it loaded the job, the job is paid and its credential opens nothing.
+    const loser = results.find((r) => r !== charged[0])!;
+    if (loser.status !== 401) await expectRefused(loser, 'invalid-challenge');
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+    const charges = (await ledger(id)).filter((r) => r.kind === 'charge');
+    expect(charges).toMatchObject([{ state: 'done', amount: JOB_PRICE, reference: decodeReceipt(charged[0]!.headers.get('payment-receipt')).reference }]);
+    expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status).toBe('paid');
+  });
+
+  it('6. a credential presented after its challenge expired is refused as payment-expired', async () => {
+    // `expires` is HMAC-bound and the stock client will not sign a lapsed challenge, so the real
+    // case is a challenge that lapses between signing and presenting. The config floor for
+    // PAYMENT_CHALLENGE_TTL_SECONDS is 30 s; rather than wait that out (it would double this
+    // suite), this one 402 is issued by the live coordinator with a 2 s TTL (the field that
+    // setting fills), so the server really issues, binds and checks a short-lived challenge.
+    const { token, id } = await pendingJob();
+    const billing = stack.coordinator.ctx.billing;
+    const ttl = billing.challengeTtlSeconds;
+    billing.challengeTtlSeconds = 2;
+    const offer = await fetch(uploadUrl(id), { headers: bearer(token) }).finally(() => { billing.challengeTtlSeconds = ttl; });
+    const credential = await payer.mppx.createCredential(offer);
+    await new Promise((r) => setTimeout(r, 2500));
+    const before = await balances();
+    await expectRefused(await fetch(uploadUrl(id), { headers: { authorization: credential } }), 'payment-expired');
+    expect(await balances()).toEqual(before);
+    expect(await ledger(id)).toEqual([]);
+  });
+
+  it('7. a credential for a cheaper offer (the 0.01 smoke test) does not pay a 0.20 job', async () => {
+    const { token, id } = await pendingJob();
+    const cheap = await payer.mppx.createCredential(await fetch(`${base}/api/test`));
+    const before = await balances();
+    await expectRefused(await fetch(uploadUrl(id), { headers: { authorization: cheap } }), 'invalid-challenge', 'payment-insufficient');
+    expect(await balances()).toEqual(before);
+    expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status).toBe('pending');
+    expect(await ledger(id)).toEqual([]);
+  });
+
+  it('8. a paid job that fails is refunded on the chain, exactly once', async () => {
+    const { token, id } = await pendingJob();
+    const before = await balances();
+    const paid = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(paid.status).toBe(200);
+    const chargeTx = decodeReceipt(paid.headers.get('payment-receipt')).reference;
+    await fetch(((await paid.json()) as { upload_url: string }).upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: randomBytes(64 * 1024) });
+    expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
+
+    const job = await stack.api.waitForJob(token, id);
+    expect(job).toMatchObject({ status: 'failed', payment_status: 'refunded' });
+    const [row] = await stack.coordinator.ctx.db.select({ code: jobs.errorCode }).from(jobs).where(eq(jobs.id, id));
+    expect(row!.code).toBe('media_invalid');
+
+    // The refunder runs on the sweeper cadence and sends the USDC back from the relayer.
+    const refunds = () => stack.coordinator.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.jobId, id), eq(ledgerEntries.kind, 'refund')));
+    await waitFor(async () => (await refunds())[0]?.state === 'done', 30_000, { description: 'the chain refund' });
+    const [refund] = await refunds();
+    expect(refund).toMatchObject({ state: 'done', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: JOB_PRICE, chargeReference: chargeTx, payer: `did:pkh:eip155:${chainId}:${payer.address}` });
+    expect(await payer.transfersIn(refund!.reference as `0x${string}`)).toEqual([{ from: service, to: payer.address, value: JOB_PRICE }]);
+    expect(await balances()).toEqual(before);
+
+    // Later sweeps find nothing left to pay back.
+    await new Promise((r) => setTimeout(r, 6 * SWEEP_MS));
+    expect(await refunds()).toHaveLength(1);
+    expect(await balances()).toEqual(before);
+  });
+});
