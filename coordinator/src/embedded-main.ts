@@ -8,7 +8,8 @@ import { startCoordinator } from './server.ts';
 /**
  * The embedded default (`npm start`): one machine, zero configuration. A nats-server child
  * with JetStream, PGlite and local-disk blobs under DATA_DIR, the coordinator, and
- * EMBEDDED_AGENTS render-agent children. Billing is off: jobs are created already paid.
+ * EMBEDDED_AGENTS render-agent children. Billing is off (jobs are created already paid) unless a
+ * payment rail is configured.
  * Any of DATABASE_URL / NATS_URL / S3_BUCKET, when set, replaces its embedded part.
  */
 const config = loadCoordinatorConfig();
@@ -24,7 +25,7 @@ for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {
 process.stdout.write(
   `\ncutroom is running at ${coordinator.url}\n` +
   `  API: ${coordinator.url}/api/v1   OpenAPI: ${coordinator.url}/openapi.json   health: ${coordinator.url}/health\n` +
-  `  data folder: ${config.DATA_DIR}   billing: off (jobs are created already paid)\n\n`,
+  `  data folder: ${config.DATA_DIR}   billing: ${config.billingEnabled ? `on (${[coordinator.ctx.billing.chain && 'chain', coordinator.ctx.billing.card && 'card'].filter(Boolean).join(' + ')})` : 'off (jobs are created already paid)'}\n\n`,
 );
 
 let stopping = false;
