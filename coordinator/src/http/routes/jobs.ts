@@ -4,13 +4,13 @@ import {
   CheckoutResponse, CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse,
 } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
-import { createJob } from '../../jobs/create-job.ts';
+import { createJob, type JobCaller } from '../../jobs/create-job.ts';
 import { loadOwnedJob } from '../../jobs/job-access.ts';
 import { describeJob } from '../../jobs/job-view.ts';
 import { completeUpload, getUploadUrl, requireUploadJob } from '../../jobs/upload.ts';
 import type { JobRow } from '../../jobs/job-access.ts';
 import { checkoutFor } from '../../payments/checkout.ts';
-import { hasCredential, type PaymentInput } from '../../payments/gate.ts';
+import { hasCredential } from '../../payments/gate.ts';
 import { payForJob, reloadJob } from '../../payments/job-payments.ts';
 import { applyHeaders, jobForGatedCall, paymentInputOf } from '../payment-input.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -35,11 +35,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
       response: { 201: CreateJobResponse, ...errors },
     },
   }, async (req, reply) => {
-    const token = bearerToken(req);
-    const payment = paymentInputOf(ctx, req);
-    // Authenticate before asking for payment: a bad bearer is 401, never 402.
-    const caller = token ? { sessionId: (await session(token)).id } : ctx.billing.enabled && hasOrNeedsPayment(payment) ? { sessionId: null, payment } : { sessionId: (await session(null)).id };
-    const created = await createJob(ctx, caller, req.body);
+    const created = await createJob(ctx, await callerOf(req), req.body);
     applyHeaders(reply, created.headers);
     return reply.status(201).send(created.body);
   });
@@ -66,6 +62,18 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
     return checkoutFor(ctx, job);
   });
 
+  /**
+   * Who creates the job. A bearer token is authenticated first (a bad one is 401, never 402).
+   * Without one, billing on: the payment path (a credential pays, no credential gets the 402).
+   */
+  async function callerOf(req: FastifyRequest): Promise<JobCaller> {
+    const token = bearerToken(req);
+    if (token) return { sessionId: (await session(token)).id };
+    const payment = paymentInputOf(ctx, req);
+    if (ctx.billing.enabled && (hasCredential(payment) || !payment.authorization)) return { sessionId: null, payment };
+    return { sessionId: (await session(null)).id };
+  }
+
   /** Loads the job for a gated call and, while it is unpaid, takes payment (or answers 402). */
   async function paidJob(req: FastifyRequest, reply: FastifyReply, id: string): Promise<JobRow> {
     const job = await jobForGatedCall(ctx, req, id);
@@ -81,10 +89,3 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   }, async (req) => processJob(ctx, (await session(bearerToken(req))).id, req.params.id));
 };
 
-/**
- * A POST /jobs without a bearer token goes down the payment path when billing is on: with a
- * credential it pays; without one it gets the 402 offer (after body validation, so the price is known).
- */
-function hasOrNeedsPayment(p: PaymentInput): boolean {
-  return hasCredential(p) || !p.authorization;
-}
