@@ -212,6 +212,28 @@ describe('paying the running service on the chain rail', () => {
     expect(await ledger(id)).toEqual([]);
   });
 
+  it("9. a stranger who knows a job id cannot pay for it and take its upload: challenges are bound to the owner's session", async () => {
+    const { token, id } = await pendingJob();
+    const before = await balances();
+    // Without any credential a stranger gets no offer at all (401).
+    expect((await fetch(uploadUrl(id))).status).toBe(401);
+    // A bogus credential yields a 402 whose challenges are issued to `anonymous`; paying one is
+    // refused before anything settles.
+    const harvested = await fetch(uploadUrl(id), { headers: { authorization: 'Payment bogus' } });
+    expect(harvested.status).toBe(402);
+    const credential = await payer.mppx.createCredential(harvested);
+    await expectRefused(await fetch(uploadUrl(id), { headers: { authorization: credential } }), 'invalid-challenge');
+    // x402 without the owner's bearer is refused the same way.
+    const x = await payer.payX402(uploadUrl(id)).catch(() => null);
+    if (x) expect(x.res.status).toBe(402);
+    expect(await balances()).toEqual(before);
+    expect(await ledger(id)).toEqual([]);
+    expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status).toBe('pending');
+    // The owner still pays with the same stock client (it drops the bearer on the retry).
+    const owner = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(owner.status).toBe(200);
+  });
+
   it('8. a paid job that fails is refunded on the chain, exactly once', async () => {
     const { token, id } = await pendingJob();
     const before = await balances();

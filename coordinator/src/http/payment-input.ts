@@ -5,6 +5,7 @@ import { jobs } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { loadOwnedJob, type JobRow } from '../jobs/job-access.ts';
 import { hasCredential, type PaymentInput } from '../payments/gate.ts';
+import { callerTag } from '../payments/owner-tag.ts';
 import { requireSession } from '../sessions/session-service.ts';
 import { bearerToken } from './auth.ts';
 
@@ -15,6 +16,7 @@ export function paymentInputOf(ctx: Ctx, req: FastifyRequest): PaymentInput {
     authorization: req.headers.authorization,
     paymentSignature: typeof sig === 'string' ? sig : undefined,
     resourceUrl: `${ctx.config.publicBaseUrl}${req.url}`,
+    callerTag: callerTag(ctx.billing.challengeSecret, bearerToken(req)),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Billing } from './billing.ts';
 import { recordMovement } from './ledger.ts';
 import { assertRequestBinding, parsePaymentAuthorization, verifyChallengeEcho } from './mpp/credential.ts';
 import { checkEvmCredential, evmChallengeNonce, parseEvmPayload, parseEvmRequest, type Eip3009Authorization } from './mpp/evm-method.ts';
+import { decodeRequest } from './mpp/challenge.ts';
 import { formatReceipt } from './mpp/receipt.ts';
 import { checkStripeCredential, parseStripePayload, parseStripeRequest, stripeIdempotencyKey } from './mpp/stripe-method.ts';
 import { buildOffer, type Offer } from './offer.ts';
@@ -29,7 +30,13 @@ export class PaymentRequiredError extends Error {
   }
 }
 
-export interface PaymentInput { authorization: string | undefined; paymentSignature: string | undefined; resourceUrl: string }
+export interface PaymentInput {
+  authorization: string | undefined;
+  paymentSignature: string | undefined;
+  resourceUrl: string;
+  /** Owner tag of the requesting session, or `anonymous` (owner-tag.ts). */
+  callerTag: string;
+}
 export interface Paid { settlement: Settlement; headers: Record<string, string> }
 
 /** Does the request carry a payment credential (MPP or x402)? */
@@ -45,7 +52,7 @@ export const hasCredential = (p: PaymentInput): boolean =>
  */
 export async function collectPayment(deps: GateDeps, input: PaymentInput, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Paid> {
   const now = deps.clock.now();
-  const offer = buildOffer(deps.billing, charge, input.resourceUrl, now);
+  const offer = buildOffer(deps.billing, charge, input.resourceUrl, now, input.callerTag);
   if (!hasCredential(input)) throw new PaymentRequiredError(offer, null, `${charge.description}: payment required`);
   try {
     return input.paymentSignature
@@ -109,6 +116,7 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
   const echoed = verifyChallengeEcho(billing.challengeSecret, cred.challenge, deps.clock.now());
   assertRequestBinding(expected, echoed, cred.challenge.id);
   const challengeId = cred.challenge.id;
+  assertIssuedToOwner(charge, cred.challenge.opaque, challengeId);
 
   if (method === 'evm') {
     const request = parseEvmRequest(echoed, challengeId);
@@ -138,6 +146,10 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
 async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Paid> {
   const chain = deps.billing.chain;
   if (!chain || !offer.x402) throw new PaymentProblem('method-unsupported', 'x402 is not accepted here');
+  // x402 has no challenge to bind an owner to; its clients keep the bearer token beside PAYMENT-SIGNATURE.
+  if (charge.ownerTag && input.callerTag !== charge.ownerTag) {
+    throw new PaymentProblem('invalid-challenge', "pay for this job with its owner's session token in Authorization");
+  }
   const payment = parsePaymentSignature(input.paymentSignature!);
   const { payer, source } = await checkX402Payment({ payment, expected: buildPaymentRequirements(offer.x402.input), resourceUrl: input.resourceUrl, now: deps.clock.now() });
   // x402 has no challenge id: the client's EIP-3009 nonce identifies the payment.
@@ -151,6 +163,16 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
     settlement: s,
     headers: { 'PAYMENT-RESPONSE': formatPaymentResponse({ success: true, transaction: s.reference, network: chain.network, payer }), 'Cache-Control': 'private' },
   };
+}
+
+/** A credential for a session-owned job must answer a challenge that was issued to that session. */
+function assertIssuedToOwner(charge: Charge, opaque: string | undefined, challengeId: string): void {
+  if (!charge.ownerTag) return;
+  let owner: unknown;
+  try { owner = opaque ? decodeRequest({ request: opaque })['owner'] : undefined; } catch { owner = undefined; }
+  if (owner !== charge.ownerTag) {
+    throw new PaymentProblem('invalid-challenge', "this challenge was not issued to the job's owner: request it with the owner's session token", { challengeId });
+  }
 }
 
 function receiptHeaders(method: string, reference: string, now: Date): Record<string, string> {

@@ -6,6 +6,7 @@ import type { JobRow } from '../jobs/job-access.ts';
 import { collectPayment, type Paid, type PaymentInput } from './gate.ts';
 import { recordMovement } from './ledger.ts';
 import { markJobPaid } from './mark-paid.ts';
+import { ownerTagOfSession } from './owner-tag.ts';
 import type { Charge, Settlement } from './types.ts';
 
 /** What one job costs on each rail, from the prices stored on it at creation. */
@@ -47,7 +48,8 @@ export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_
  * when no credential came, otherwise settle and mark the job paid in one transaction.
  */
 export async function payForJob(ctx: Ctx, job: JobRow, payment: PaymentInput): Promise<Paid> {
-  return collectPayment(ctx, payment, jobCharge(job), async (tx, s) => {
+  const ownerTag = job.sessionId ? await ownerTagOfSession(ctx.db, ctx.billing.challengeSecret, job.sessionId) : undefined;
+  return collectPayment(ctx, payment, { ...jobCharge(job), ...(ownerTag && { ownerTag }) }, async (tx, s) => {
     const now = ctx.clock.now();
     // Only if the job was paid some other way meanwhile (hosted checkout): keep the books
     // straight and pay this one back rather than keep money for nothing.

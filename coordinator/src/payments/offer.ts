@@ -18,9 +18,10 @@ export interface Offer {
  * Builds the offer for a charge. Requests are deterministic in (charge, config), so the one
  * rebuilt when a credential arrives is what its echo is compared with. The card method is
  * offered only where a processor accepts the amount (USD 0.50 minimum) and a network profile
- * is configured; hosted checkout covers cards otherwise.
+ * is configured; hosted checkout covers cards otherwise. `issuedTo` (the caller's owner tag) is
+ * bound into each challenge's `opaque`.
  */
-export function buildOffer(billing: Billing, charge: Charge, resourceUrl: string, now: Date): Offer {
+export function buildOffer(billing: Billing, charge: Charge, resourceUrl: string, now: Date, issuedTo: string): Offer {
   const expires = new Date(now.getTime() + billing.challengeTtlSeconds * 1000);
   const externalId = charge.jobId ?? undefined;
   const requests: Offer['requests'] = {};
@@ -40,6 +41,7 @@ export function buildOffer(billing: Billing, charge: Charge, resourceUrl: string
   }
   const challenges = Object.entries(requests).map(([method, request]) => createChallenge({
     secret: billing.challengeSecret, realm: billing.realm, method, intent: 'charge', request, expires, description: charge.description,
+    meta: { owner: issuedTo },
   }));
   let x402: Offer['x402'] = null;
   if (billing.chain && chainAmount !== undefined) {

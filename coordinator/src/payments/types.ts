@@ -33,6 +33,8 @@ export interface Charge {
   jobId: string | null;
   /** Job to book the charge under when it differs from jobId (paid creation: the job id exists only once paid). */
   ledgerJobId?: string;
+  /** For a session-owned job: the owner tag a credential's challenge must carry (owner-tag.ts). */
+  ownerTag?: string;
   amounts: Partial<Record<Rail, bigint>>;
 }
 

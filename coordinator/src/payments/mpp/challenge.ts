@@ -26,6 +26,8 @@ export interface Challenge {
   /** RFC 3339. */
   expires: string;
   description?: string;
+  /** base64url JCS of server correlation data (mppx `meta`); HMAC-bound, echoed by clients unchanged. */
+  opaque?: string;
 }
 
 /** A challenge with `request` as a JSON object: the form MCP's `-32042` error data carries. */
@@ -37,6 +39,7 @@ export interface JsonChallenge {
   request: Record<string, unknown>;
   expires: string;
   description?: string;
+  opaque?: string;
 }
 
 export interface CreateChallengeInput {
@@ -48,6 +51,8 @@ export interface CreateChallengeInput {
   /** Date, or an RFC 3339 string. */
   expires: Date | string;
   description?: string;
+  /** Server correlation data, carried as the HMAC-bound `opaque` parameter. */
+  meta?: Record<string, string>;
 }
 
 /** Method ids are lowercase ASCII letters (draft §Method Identifier Format). */
@@ -65,6 +70,7 @@ export function createChallenge(input: CreateChallengeInput): Challenge {
     request: input.request,
     expires,
     ...(input.description ? { description: input.description } : {}),
+    ...(input.meta && { meta: input.meta }),
   });
   return {
     id: ch.id,
@@ -74,6 +80,7 @@ export function createChallenge(input: CreateChallengeInput): Challenge {
     request: encodeRequest(ch.request),
     expires: ch.expires ?? expires,
     ...(ch.description !== undefined && { description: ch.description }),
+    ...(ch.opaque !== undefined && { opaque: ch.opaque }),
   };
 }
 
@@ -104,6 +111,7 @@ export function toJsonChallenge(ch: Challenge): JsonChallenge {
     request: decodeRequest(ch),
     expires: ch.expires,
     ...(ch.description !== undefined && { description: ch.description }),
+    ...(ch.opaque !== undefined && { opaque: ch.opaque }),
   };
 }
 
@@ -117,5 +125,6 @@ function toMppx(ch: Challenge): MppxChallenge.Challenge {
     request: decodeRequest(ch),
     expires: ch.expires,
     ...(ch.description !== undefined && { description: ch.description }),
+    ...(ch.opaque !== undefined && { opaque: ch.opaque }),
   };
 }
