@@ -101,18 +101,9 @@ export function formatWwwAuthenticate(ch: Challenge): string {
   return MppxChallenge.serialize(toMppx(ch));
 }
 
-/** The challenge with `request` decoded, for MCP `error.data.challenges[]`. */
+/** The challenge with `request` decoded, for MCP `error.data.challenges[]` (mppx's object form). */
 export function toJsonChallenge(ch: Challenge): JsonChallenge {
-  return {
-    id: ch.id,
-    realm: ch.realm,
-    method: ch.method,
-    intent: ch.intent,
-    request: decodeRequest(ch),
-    expires: ch.expires,
-    ...(ch.description !== undefined && { description: ch.description }),
-    ...(ch.opaque !== undefined && { opaque: ch.opaque }),
-  };
+  return toMppx(ch) as JsonChallenge;
 }
 
 /** @internal mppx's object form (request decoded). */
