@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgentFailureCode } from '@cutroom/shared/failures';
+import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { WORK_KINDS } from './subjects.ts';
 
 /**
@@ -41,30 +43,56 @@ export type ClaimRequest = z.infer<typeof ClaimRequest>;
 export const OutputTarget = z.object({ put_url: z.url(), content_type: z.string(), key: z.string() });
 export type OutputTarget = z.infer<typeof OutputTarget>;
 
+/** Where the source comes from: a presigned GET of the stored upload (or the parent job's source). */
+export const SourceRef = z.object({ get_url: z.url(), content_type: z.string(), size: z.number().int().nullable() });
+export type SourceRef = z.infer<typeof SourceRef>;
+
+/** Fields every assignment carries, whatever its job type. */
+const AssignmentBase = z.object({
+  v,
+  job_id: Id,
+  attempt_id: Id,
+  kind: WorkKind,
+  /** Renew (heartbeat) at half this. */
+  lease_ms: z.number().int().positive(),
+  /** Output name → where to PUT it. The names a job type writes are listed in PROTOCOL.md. */
+  outputs: z.record(z.string(), OutputTarget),
+});
+
 export const TranscribeParams = z.object({
   /** ISO 639-1 code to force, or null to detect. */
   language: z.string().nullable(),
   model: z.string(),
 });
 
-export const Assignment = z.object({
-  v,
-  job_id: Id,
-  attempt_id: Id,
+/** transcribe: outputs `transcript_srt` (SRT) and `transcript_words` (transcript v2 JSON). */
+export const TranscribeAssignment = AssignmentBase.extend({
   job_type: z.literal('transcribe'),
-  kind: WorkKind,
-  /** Renew (heartbeat) at half this. */
-  lease_ms: z.number().int().positive(),
-  source: z.object({ get_url: z.url(), content_type: z.string(), size: z.number().int().nullable() }),
-  /** Keys are output names: `transcript_srt` (SRT) and `transcript_words` (transcript v2 JSON). */
-  outputs: z.record(z.string(), OutputTarget),
+  source: SourceRef,
   params: TranscribeParams,
 });
+export type TranscribeAssignment = z.infer<typeof TranscribeAssignment>;
+
+/**
+ * What a claim hands an agent: one variant per job type, discriminated by `job_type`. A new job
+ * type adds a variant here (and a pipeline on the agent). Agents pull only the work kinds their
+ * pipelines serve; one that still cannot read an assignment drops it, and the lease brings the job back.
+ */
+export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment]);
 export type Assignment = z.infer<typeof Assignment>;
 
 export const ClaimResponse = z.discriminatedUnion('claimed', [
   z.object({ v, claimed: z.literal(true), assignment: Assignment }),
-  z.object({ v, claimed: z.literal(false), reason: z.string() }),
+  z.object({
+    v,
+    claimed: z.literal(false),
+    reason: z.string(),
+    /**
+     * Set when this agent should leave the wake-up for another one (it already failed this job and
+     * another agent can take it): nak with this delay instead of acking, so the wake-up survives.
+     */
+    retry_after_ms: z.number().int().positive().optional(),
+  }),
 ]);
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 
@@ -75,7 +103,7 @@ export const HeartbeatResponse = z.object({ v, lease_expires_at: z.iso.datetime(
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 
 /** Pipeline stages that are also job statuses; reported through HTTP because they are state. */
-export const Stage = z.enum(['extracting_audio', 'transcribing', 'analyzing']);
+export const Stage = z.enum(ACTIVE_STATUSES);
 export type Stage = z.infer<typeof Stage>;
 
 
@@ -104,19 +132,25 @@ export type MediaInfo = z.infer<typeof MediaInfo>;
 export const StageRequest = Fence.extend({ stage: Stage, media: MediaInfo.optional() });
 export type StageRequest = z.infer<typeof StageRequest>;
 
-export const CompleteRequest = Fence.extend({
+/** Output names from the assignment that were written, with their byte sizes. */
+export const WrittenOutputs = z.array(z.object({ name: z.string(), bytes: z.number().int().nonnegative() }));
+
+export const TranscribeComplete = Fence.extend({
+  job_type: z.literal('transcribe'),
   media: MediaInfo,
   language: z.string(),
-  /** Output names from the assignment that were written, with their byte sizes. */
-  outputs: z.array(z.object({ name: z.string(), bytes: z.number().int().nonnegative() })),
+  outputs: WrittenOutputs,
 });
+
+/** A finished attempt: one variant per job type, like Assignment. */
+export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
-/** Failure classes an agent may report; the coordinator's error table decides retry/refund. */
-export const FailureCode = z.enum(['media_invalid', 'media_no_audio', 'media_too_long', 'source_unavailable', 'output_upload_failed', 'tool_failed', 'internal']);
-export type FailureCode = z.infer<typeof FailureCode>;
+/** Failure classes an agent may report (shared/src/failures.ts decides retry, refund and message). */
+export const FailureCode = AgentFailureCode;
+export type FailureCode = AgentFailureCode;
 
-export const FailRequest = Fence.extend({ code: FailureCode, message: z.string().max(2000) });
+export const FailRequest = Fence.extend({ code: AgentFailureCode, message: z.string().max(2000) });
 export type FailRequest = z.infer<typeof FailRequest>;
 
 /** Body of a refused fenced call (HTTP 409): the agent must stop the attempt at once. */

@@ -2,18 +2,21 @@ import fs from 'node:fs/promises';
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { AgentCapabilities, WorkKind } from '@cutroom/proto';
-import { detectCapabilities } from './capabilities/detect-capabilities.ts';
+import { detectCapabilities, type DetectedCapabilities } from './capabilities/detect-capabilities.ts';
 import { handleWakeup } from './claim/handle-wakeup.ts';
+import { systemClock, type Clock } from './clock.ts';
 import type { AgentConfig } from './config.ts';
 import { createCoordinatorClient } from './coordinator-client.ts';
 import { AttemptAbortedError } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { sleep } from './retry.ts';
+import { PIPELINES } from './pipelines/registry.ts';
 import { getWorkConsumer } from './work-consumers.ts';
 
 export interface StartAgentOptions {
   /** @default a pino logger at config.logLevel */
   logger?: Logger;
+  /** Time for lease renewal, progress stamps, retry back-off and durations. @default systemClock */
+  clock?: Clock;
 }
 
 export interface AgentHandle {
@@ -26,6 +29,12 @@ export interface AgentHandle {
   stop(): Promise<void>;
 }
 
+/**
+ * How often an agent re-announces itself. The coordinator counts an agent seen within 90 s as
+ * live, and keeps a job from an agent that failed it only while another live agent can take it.
+ */
+export const PRESENCE_INTERVAL_MS = 30_000;
+
 /** How long one pull waits for a wake-up before asking again. */
 const PULL_EXPIRES_MS = 5_000;
 
@@ -36,21 +45,28 @@ const PULL_EXPIRES_MS = 5_000;
  */
 export async function startAgent(config: AgentConfig, options: StartAgentOptions = {}): Promise<AgentHandle> {
   const logger = options.logger ?? createLogger(config.logLevel, config.agentId);
+  const clock = options.clock ?? systemClock;
   await fs.mkdir(config.workDir, { recursive: true });
-  const detected = await detectCapabilities(config, logger);
+  const detected = await detectCapabilities(config, logger, PIPELINES);
   const kinds = detected.capabilities.work_kinds;
-  if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${detected.missing.join('; ')}`);
+  if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${describeMissing(detected.missing)}`);
 
   const nc = await connect({ servers: config.natsUrl.split(','), name: `render-agent ${config.agentId}`, maxReconnectAttempts: -1 });
-  const client = createCoordinatorClient({ baseUrl: config.coordinatorUrl, token: config.agentToken, logger });
+  const client = createCoordinatorClient({ baseUrl: config.coordinatorUrl, token: config.agentToken, logger, clock });
   const stopController = new AbortController();
   const stopSignal = stopController.signal;
-  const deps = { config, client, whisper: detected.whisper, nc, logger, stopSignal };
+  const deps = { config, client, whisper: detected.whisper, pipelines: PIPELINES, nc, logger, clock, stopSignal };
 
+  let presence: ReturnType<Clock['setInterval']> | undefined;
   const ready = (async () => {
     await client.register(detected.capabilities, stopSignal);
     logger.info({ coordinator: config.coordinatorUrl, kinds }, 'registered');
-    const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(nc, k, stopSignal, logger).then((c) => [k, c] as const)));
+    presence = clock.setInterval(() => {
+      client.announce(detected.capabilities, stopSignal).catch((err: unknown) => {
+        if (!stopSignal.aborted) logger.warn({ err: (err as Error).message }, 'presence announcement failed; retrying at the next tick');
+      });
+    }, PRESENCE_INTERVAL_MS);
+    const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(nc, k, stopSignal, logger, clock).then((c) => [k, c] as const)));
     return new Map<WorkKind, Consumer>(consumers);
   })();
 
@@ -67,8 +83,8 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
           if (stopSignal.aborted) break;
           // The consumer may have been deleted and recreated by a restarting coordinator.
           logger.warn({ kind, err: (err as Error).message }, 'pull failed; rebinding to the work consumer');
-          await sleep(1_000, stopSignal).catch(() => undefined);
-          if (!stopSignal.aborted) consumers.set(kind, await getWorkConsumer(nc, kind, stopSignal, logger));
+          await clock.sleep(1_000, stopSignal).catch(() => undefined);
+          if (!stopSignal.aborted) consumers.set(kind, await getWorkConsumer(nc, kind, stopSignal, logger, clock));
           continue;
         }
         if (!msg) continue;
@@ -82,7 +98,7 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
     }
   })();
   // Stopping before the coordinator answered rejects `ready` with the stop reason: not a crash.
-  const done = loop.catch((err: unknown) => {
+  const done = loop.finally(() => presence && clock.clearInterval(presence)).catch((err: unknown) => {
     if (stopSignal.aborted) return;
     logger.fatal({ err: (err as Error).message }, 'agent loop crashed');
     throw err;
@@ -100,6 +116,7 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
       stopping ??= (async () => {
         logger.info('stopping: no new pulls, aborting the current attempt');
         stopController.abort(new AttemptAbortedError('shutdown', 'agent stopping'));
+        if (presence) clock.clearInterval(presence);
         await done.catch(() => undefined);
         await nc.drain().catch(() => nc.close());
         logger.info('stopped');
@@ -107,6 +124,11 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
       return stopping;
     },
   };
+}
+
+/** `transcribe: ffmpeg … does not run; …` per kind, for the refusal to start. */
+function describeMissing(missing: DetectedCapabilities['missing']): string {
+  return Object.entries(missing).map(([kind, lines]) => `${kind}: ${(lines ?? []).join('; ')}`).join(' | ');
 }
 
 /**

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_ROUTES } from '@cutroom/proto';
+import { systemClock, type Clock } from './clock.ts';
 import { createCoordinatorClient, TransientError } from './coordinator-client.ts';
 import { CoordinatorError, StaleAttemptError } from './errors.ts';
 
@@ -31,7 +32,23 @@ beforeEach(() => {
 });
 
 const fence = { v: 1 as const, job_id: '0190a5a0-0000-7000-8000-000000000001', attempt_id: '0190a5a0-0000-7000-8000-000000000002', agent_id: 'a1' };
-const client = () => createCoordinatorClient({ baseUrl, token: 'sekrit', backoff: { initialMs: 5, maxMs: 20 } });
+/**
+ * Back-off without waiting: each sleep is recorded and returns at once (or rejects when its
+ * signal has aborted), and `onSleep` may act at the n-th one.
+ */
+function instantClock(onSleep: (n: number) => void = () => undefined): Clock & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return {
+    ...systemClock,
+    sleeps,
+    async sleep(ms, signal) {
+      sleeps.push(ms);
+      onSleep(sleeps.length);
+      signal?.throwIfAborted();
+    },
+  };
+}
+const client = (clock: Clock = instantClock()) => createCoordinatorClient({ baseUrl, token: 'sekrit', backoff: { initialMs: 500, maxMs: 2_000 }, clock });
 
 describe('createCoordinatorClient', () => {
   it('posts with the bearer token and validates the answer', async () => {
@@ -45,11 +62,19 @@ describe('createCoordinatorClient', () => {
     await expect(client().heartbeat(fence)).rejects.toThrow(StaleAttemptError);
   });
 
-  it('retries complete through 5xx until answered', async () => {
+  it('retries complete through 5xx until answered, backing off on its clock', async () => {
     replies = [{ status: 503 }, { status: 502 }, { status: 500 }, { status: 200 }];
-    const req = { ...fence, media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' }, language: 'en', outputs: [] };
-    await client().complete(req);
+    const req = { ...fence, job_type: 'transcribe' as const, media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' }, language: 'en', outputs: [] };
+    const clock = instantClock();
+    await client(clock).complete(req);
     expect(seen).toHaveLength(4);
+    expect(seen[0]?.body).toMatchObject({ job_type: 'transcribe' });
+    // Doubling from 500 ms, capped at 2 s, each within ±20 % jitter.
+    expect(clock.sleeps).toHaveLength(3);
+    [500, 1_000, 2_000].forEach((base, i) => {
+      expect(clock.sleeps[i]).toBeGreaterThanOrEqual(base * 0.8);
+      expect(clock.sleeps[i]).toBeLessThanOrEqual(base * 1.2);
+    });
   });
 
   it('gives up on claim after a few tries', async () => {
@@ -60,7 +85,7 @@ describe('createCoordinatorClient', () => {
 
   it('gives up on a stage report after its bounded tries with a TransientError', async () => {
     replies = [{ status: 500 }, { status: 500 }, { status: 200 }];
-    const c = createCoordinatorClient({ baseUrl, token: 't', backoff: { initialMs: 5, maxMs: 20 }, stageTries: 2 });
+    const c = createCoordinatorClient({ baseUrl, token: 't', stageTries: 2, clock: instantClock() });
     await expect(c.stage({ ...fence, stage: 'transcribing' })).rejects.toThrow(TransientError);
     expect(seen).toHaveLength(2);
   });
@@ -73,9 +98,11 @@ describe('createCoordinatorClient', () => {
   });
 
   it('retries network errors and stops when its signal aborts', async () => {
-    const dead = createCoordinatorClient({ baseUrl: 'http://127.0.0.1:1', token: 't', backoff: { initialMs: 5, maxMs: 10 } });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(new Error('shutting down')), 100);
+    // The agent stops while the third back-off is running.
+    const clock = instantClock((n) => (n === 3 ? ac.abort(new Error('shutting down')) : undefined));
+    const dead = createCoordinatorClient({ baseUrl: 'http://127.0.0.1:1', token: 't', clock });
     await expect(dead.fail({ ...fence, code: 'internal', message: 'x' }, ac.signal)).rejects.toThrow('shutting down');
+    expect(clock.sleeps).toHaveLength(3);
   });
 });

@@ -3,9 +3,10 @@ import {
   type AgentCapabilities, type ClaimRequest, type CompleteRequest, type FailRequest, type Fence, type StageRequest,
 } from '@cutroom/proto';
 import type { z } from 'zod';
+import { systemClock, type Clock } from './clock.ts';
 import { CoordinatorError, StaleAttemptError } from './errors.ts';
 import type { Logger } from './logger.ts';
-import { backoffDelayMs, DEFAULT_BACKOFF, sleep, type BackoffPolicy } from './retry.ts';
+import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffPolicy } from './retry.ts';
 
 export interface CoordinatorClientOptions {
   baseUrl: string;
@@ -18,6 +19,8 @@ export interface CoordinatorClientOptions {
   claimTries?: number;
   /** Tries for a stage report (about a minute with the default back-off). @default 8 */
   stageTries?: number;
+  /** Waits out the back-off between tries. @default systemClock */
+  clock?: Clock;
   logger?: Logger;
 }
 
@@ -32,6 +35,7 @@ export type CoordinatorClient = ReturnType<typeof createCoordinatorClient>;
 export function createCoordinatorClient(opts: CoordinatorClientOptions) {
   const timeoutMs = opts.requestTimeoutMs ?? 10_000;
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
+  const clock = opts.clock ?? systemClock;
 
   async function post<S extends z.ZodType>(route: string, body: unknown, schema: S | null, signal?: AbortSignal): Promise<z.output<S>> {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -69,7 +73,7 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
         if (!(err instanceof TransientError) || attempt + 1 >= tries) throw err;
         const delay = backoffDelayMs(attempt, backoff);
         opts.logger?.warn({ route, err: err.message, retry_in_ms: delay, attempt: attempt + 1 }, 'coordinator call failed, retrying');
-        await sleep(delay, signal);
+        await clock.sleep(delay, signal);
       }
     }
   }
@@ -78,6 +82,8 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
     /** Announces capabilities; retried until the coordinator answers (it may start after us). */
     register: (caps: AgentCapabilities, signal?: AbortSignal) =>
       withRetry(AGENT_ROUTES.register, Infinity, signal, () => post(AGENT_ROUTES.register, caps, null, signal)),
+    /** One re-announcement (presence); the next tick tries again, so no retry here. */
+    announce: (caps: AgentCapabilities, signal?: AbortSignal) => post(AGENT_ROUTES.register, caps, null, signal),
     /** A few tries only: if the coordinator is down the wake-up is redelivered anyway. */
     claim: (req: ClaimRequest, signal?: AbortSignal) =>
       withRetry(AGENT_ROUTES.claim, opts.claimTries ?? 3, signal, () => post(AGENT_ROUTES.claim, req, ClaimResponse, signal)),

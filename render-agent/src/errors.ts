@@ -1,14 +1,14 @@
-import type { FailureCode } from '@cutroom/proto';
+import type { AgentFailureCode } from '@cutroom/shared/failures';
 
 /**
- * A failure the pipeline can name: the code goes to the coordinator's `fail` call (its error
- * table decides retry and refund), the message is shown to the caller, so it says what went
- * wrong in their terms.
+ * A failure the pipeline can name: the code goes to the coordinator's `fail` call (the shared
+ * failure table decides retry and refund; only the codes an agent may report fit here), the
+ * message is shown to the caller, so it says what went wrong in their terms.
  */
 export class PipelineError extends Error {
   override readonly name = 'PipelineError';
-  readonly code: FailureCode;
-  constructor(code: FailureCode, message: string, options?: { cause?: unknown }) {
+  readonly code: AgentFailureCode;
+  constructor(code: AgentFailureCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
   }
@@ -30,7 +30,7 @@ export class CoordinatorError extends Error {
 }
 
 /** Turns whatever reached the pipeline's top into a code and a message for `fail`. */
-export function classifyFailure(err: unknown): { code: FailureCode; message: string } {
+export function classifyFailure(err: unknown): { code: AgentFailureCode; message: string } {
   if (err instanceof PipelineError) return { code: err.code, message: err.message };
   const detail = err instanceof Error ? err.message : String(err);
   return { code: 'internal', message: `render-agent internal error: ${detail}`.slice(0, 2000) };

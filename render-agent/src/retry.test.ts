@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs, sleep } from './retry.ts';
+import { backoffDelayMs } from './retry.ts';
 
 describe('backoffDelayMs', () => {
   const mid = () => 0.5; // no jitter
@@ -9,14 +9,5 @@ describe('backoffDelayMs', () => {
   it('jitters within ±20 %', () => {
     expect(backoffDelayMs(0, undefined, () => 0)).toBe(400);
     expect(backoffDelayMs(0, undefined, () => 1)).toBe(600);
-  });
-});
-
-describe('sleep', () => {
-  it('rejects with the abort reason', async () => {
-    const ac = new AbortController();
-    const p = sleep(10_000, ac.signal);
-    ac.abort(new Error('stop'));
-    await expect(p).rejects.toThrow('stop');
   });
 });

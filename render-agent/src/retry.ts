@@ -17,19 +17,3 @@ export function backoffDelayMs(retry: number, policy: BackoffPolicy = DEFAULT_BA
   const base = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(retry, 30));
   return Math.round(base * (0.8 + 0.4 * random()));
 }
-
-/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

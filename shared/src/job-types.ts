@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { MediaKind } from './media-types.ts';
 
 /** Every job type the spec's CreateJobRequest accepts. Enum members are only ever added. */
 export const JobType = z.enum([
@@ -11,20 +12,6 @@ export const JobType = z.enum([
   'clips_vertical',
 ]);
 export type JobType = z.infer<typeof JobType>;
-
-/** Jobs whose input is an upload (next_endpoint `upload-url`). */
-export const UPLOAD_JOB_TYPES: ReadonlySet<JobType> = new Set(['transcribe', 'summarize', 'find_clips']);
-
-/** Jobs that cut from a parent's stored source (next_endpoint `process`). */
-export const DERIVATIVE_JOB_TYPES: ReadonlySet<JobType> = new Set(['extract_clip', 'extract_vertical_clip']);
-
-/**
- * Job types this build processes end to end. Creating any other type is refused with a 400 that
- * names it, until its issue lands: better an honest refusal than a job that can never finish.
- */
-export const IMPLEMENTED_JOB_TYPES: ReadonlySet<JobType> = new Set(['transcribe']);
-
-export const isUploadJobType = (t: JobType): boolean => UPLOAD_JOB_TYPES.has(t);
 
 /** Job status values exactly as the spec lists them. `processing` is never stored. */
 export const JobStatus = z.enum([
@@ -40,8 +27,127 @@ export const JobStatus = z.enum([
 ]);
 export type JobStatus = z.infer<typeof JobStatus>;
 
+/** Statuses in which a job is queued for, or held by, an agent: the pipeline stages. */
+export const ACTIVE_STATUSES = ['extracting_audio', 'transcribing', 'analyzing', 'publishing'] as const satisfies readonly JobStatus[];
+export type ActiveStatus = (typeof ACTIVE_STATUSES)[number];
+
 export const PaymentStatus = z.enum(['pending', 'paid', 'refunded', 'paid_by_parent']);
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 
 export const SessionStatus = z.enum(['created', 'paid', 'uploading', 'processing', 'completed', 'expired']);
 export type SessionStatus = z.infer<typeof SessionStatus>;
+
+/**
+ * The one price shape (spec: Pricing). Card prices in USD cents, chain prices in USDC base units
+ * (6 decimals: 1 USDC = 1_000_000). Integers only: money never touches a float.
+ */
+export interface Price {
+  /** USD cents on the card rail. */
+  cardCents: number;
+  /** USDC base units on the chain rail; null where the product is card-only. */
+  chainUnits: number | null;
+}
+
+export const usdcUnits = (dollars: string): number => {
+  const [whole, frac = ''] = dollars.split('.');
+  return Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
+};
+const price = (cardCents: number, chainDollars: string): Price => ({ cardCents, chainUnits: usdcUnits(chainDollars) });
+
+/**
+ * What a job takes as its input: an upload (next_endpoint `upload-url`) or a parent job's stored
+ * source (next_endpoint `process`), naming which parent job types it may cut from.
+ */
+export type JobInput =
+  | { kind: 'upload'; media: readonly MediaKind[] }
+  | { kind: 'parent'; parentTypes: readonly JobType[] };
+
+/** Price keys: by media kind for uploads, flat per call, or per item of a batch. */
+export type JobPricing =
+  | { by: 'media'; prices: Partial<Record<MediaKind, Price>> }
+  | { by: 'call'; price: Price }
+  | { by: 'item'; price: Price };
+
+export interface JobTypeFacts {
+  input: JobInput;
+  pricing: JobPricing;
+  /** Source/output retention after completion (spec: Limits). */
+  retentionHours: number;
+  /**
+   * Whether this build processes the type end to end. Creating any other type is refused with a
+   * 400 that names it, until its issue lands: better an honest refusal than a job that can never finish.
+   */
+  available: boolean;
+}
+
+/**
+ * The one table of facts about each job type that callers, prices and both processes share.
+ * Everything else about a type (schema, pipeline, outputs) lives in its coordinator definition
+ * (coordinator/src/job-types/<type>.ts), which reads this row.
+ */
+export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
+  transcribe: {
+    input: { kind: 'upload', media: ['audio', 'video'] },
+    pricing: { by: 'media', prices: { audio: price(50, '0.20'), video: price(100, '0.70') } },
+    retentionHours: 24,
+    available: true,
+  },
+  summarize: {
+    input: { kind: 'upload', media: ['audio', 'video'] },
+    pricing: { by: 'media', prices: { audio: price(75, '0.45'), video: price(125, '0.95') } },
+    retentionHours: 24,
+    available: false,
+  },
+  find_clips: {
+    // The spec prices find_clips for video only; audio is accepted at the same price.
+    input: { kind: 'upload', media: ['audio', 'video'] },
+    pricing: { by: 'media', prices: { audio: price(200, '1.70'), video: price(200, '1.70') } },
+    retentionHours: 72,
+    available: false,
+  },
+  extract_clip: {
+    input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
+    pricing: { by: 'call', price: price(50, '0.20') },
+    retentionHours: 24,
+    available: false,
+  },
+  extract_vertical_clip: {
+    input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
+    pricing: { by: 'call', price: price(50, '0.20') },
+    retentionHours: 24,
+    available: false,
+  },
+  publish_video: {
+    input: { kind: 'parent', parentTypes: ['transcribe', 'summarize'] },
+    pricing: { by: 'call', price: price(175, '1.75') },
+    retentionHours: 24,
+    available: false,
+  },
+  clips_vertical: {
+    input: { kind: 'parent', parentTypes: ['find_clips'] },
+    pricing: { by: 'item', price: price(50, '0.20') },
+    retentionHours: 24,
+    available: false,
+  },
+};
+
+export const isUploadJobType = (t: JobType): boolean => JOB_TYPES[t].input.kind === 'upload';
+
+/** Job types this build runs, in the enum's order. */
+export const availableJobTypes = (): JobType[] => JobType.options.filter((t) => JOB_TYPES[t].available);
+
+/**
+ * Price of one job. Upload-based jobs depend on the media kind (null when the type does not take
+ * that kind); batches multiply per item.
+ */
+export function priceOf(jobType: JobType, media: MediaKind | null, quantity = 1): Price | null {
+  const p = JOB_TYPES[jobType].pricing;
+  switch (p.by) {
+    case 'media':
+      return (media && p.prices[media]) ?? null;
+    case 'call':
+      return p.price;
+    case 'item':
+      return { cardCents: p.price.cardCents * quantity, chainUnits: p.price.chainUnits == null ? null : p.price.chainUnits * quantity };
+  }
+}

@@ -1,4 +1,7 @@
-/** Limits from the spec's Limits table, plus the ones it leaves to us (documented in the README). */
+/**
+ * Limits from the spec's Limits table, plus the ones it leaves to us (documented in the README).
+ * Retention per job type is in JOB_TYPES (job-types.ts).
+ */
 export const LIMITS = {
   queryMaxChars: 500,
   titleMaxChars: 200,
@@ -15,15 +18,4 @@ export const LIMITS = {
   uploadMaxBytes: 2 * 1024 ** 3,
   /** Not in the spec: longest media we transcribe, 4 h. */
   mediaMaxSeconds: 4 * 3600,
-} as const;
-
-/** Source/output retention after completion, per job type, in hours (spec: Limits). */
-export const RETENTION_HOURS = {
-  find_clips: 72,
-  transcribe: 24,
-  summarize: 24,
-  extract_clip: 24,
-  extract_vertical_clip: 24,
-  clips_vertical: 24,
-  publish_video: 24,
 } as const;

@@ -1,27 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { CompleteRequest, FailRequest, Fence, HeartbeatResponse, StageRequest } from '@cutroom/proto';
-import type { JobStatus } from '@cutroom/shared/job-types';
-import { RETENTION_HOURS } from '@cutroom/shared/limits';
-import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { failureMessage, shouldRetry } from '@cutroom/shared/failures';
+import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import type { Tx } from '../db/database.ts';
-import { enqueueWakeup } from '../dispatch/enqueue.ts';
-import { jobAttempts, jobOutputs, jobs } from '../db/schema.ts';
+import { jobOutputs, jobs, type JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
+import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
-import { FAILURE_POLICY, callerMessage } from '../jobs/failure-policy.ts';
+import { outputKeyOf } from '../jobs/job-access.ts';
+import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
-import { ACTIVE_STATUSES, canTransition } from '../jobs/transitions.ts';
-import { TRANSCRIBE_OUTPUTS } from './claim.ts';
-import { randomUUID } from 'node:crypto';
+import { canTransition } from '../jobs/transitions.ts';
+import { definitionOf } from '../job-types/registry.ts';
+import { touchAgent } from './claim.ts';
 
 const fenceOf = (f: Fence) => eq(jobs.currentAttemptId, f.attempt_id);
 const stale = (f: Fence) => new AppError('stale_attempt', `attempt ${f.attempt_id} no longer holds job ${f.job_id}: stop work`);
-
-async function endAttempt(tx: Tx, attemptId: string, now: Date, outcome: string, code?: string, message?: string) {
-  await tx.update(jobAttempts).set({ endedAt: now, outcome, errorCode: code ?? null, errorMessage: message ?? null }).where(eq(jobAttempts.id, attemptId));
-}
 
 /** Renews the lease of a live attempt; a stale one gets 409 and must stop. */
 export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> {
@@ -31,63 +27,83 @@ export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> 
     .where(and(eq(jobs.id, f.job_id), fenceOf(f), inArray(jobs.status, [...ACTIVE_STATUSES])))
     .returning({ id: jobs.id });
   if (!row) throw stale(f);
+  await touchAgent(ctx, f.agent_id, now);
   return { v: 1, lease_expires_at: expires.toISOString(), cancel: false };
 }
 
-/** A pipeline stage that is a job status (extracting_audio → transcribing …). */
+/**
+ * A pipeline stage that is a job status (extracting_audio → transcribing …). The probe that
+ * comes with it is checked by the job type against what was paid for: a mismatch fails the job
+ * (refunded) before the expensive stage runs.
+ */
 export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
-    const [job] = await tx.select({ status: jobs.status, mediaKind: jobs.mediaKind, contentType: jobs.contentType }).from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
+    const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
     if (!job) return null;
     if (job.status === r.stage) return job; // a retried report
-    if (r.media?.has_video && job.mediaKind === 'audio') {
-      // Priced as audio, but the file is a video: refuse before spending the transcription.
-      return failJob(tx, {
-        jobId: r.job_id, now, attemptId: r.attempt_id, where: fenceOf(r), code: 'media_kind_mismatch',
-        message: `the uploaded file is a video but the job was created as ${job.contentType} (audio price); create a new job with the video's content type`,
-      }).then(() => null);
+    const refused = r.media ? definitionOf(job.jobType).checkMedia(job, r.media) : null;
+    if (refused) {
+      await failJob(tx, { jobId: r.job_id, now, attemptId: r.attempt_id, where: fenceOf(r), code: refused.code, message: failureMessage(refused.code, refused.message) });
+      return null;
     }
-    if (!canTransition(job.status as JobStatus, r.stage)) throw new AppError('conflict', `cannot move from ${job.status} to ${r.stage}`);
-    return transitionJob(tx, { jobId: r.job_id, from: job.status as JobStatus, to: r.stage, reason: 'stage', now, attemptId: r.attempt_id, where: fenceOf(r), patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } } });
+    if (!canTransition(job.status, r.stage)) throw new AppError('conflict', `cannot move from ${job.status} to ${r.stage}`);
+    return transitionJob(tx, { jobId: r.job_id, from: job.status, to: r.stage, reason: 'stage', now, attemptId: r.attempt_id, where: fenceOf(r), patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } } });
   });
   if (!moved) throw stale(r);
 }
 
+/** Every file the job type writes is in storage, and each JSON file matches its schema. */
+async function verifyOutputs(ctx: Ctx, job: JobRow): Promise<void> {
+  for (const [name, file] of Object.entries(definitionOf(job.jobType).files)) {
+    const key = outputKeyOf(job.id, name);
+    if (!(await ctx.blobs.head(key))) throw new AppError('invalid_request', `output ${key} was not uploaded`);
+    if (!file.schema) continue;
+    let body: unknown;
+    try {
+      body = JSON.parse((await ctx.blobs.getBytes(key)).toString('utf8'));
+    } catch {
+      throw new AppError('invalid_request', `${name} is not JSON`);
+    }
+    const parsed = file.schema.safeParse(body);
+    if (!parsed.success) throw new AppError('invalid_request', `${name} does not match its schema: ${parsed.error.message}`);
+  }
+}
+
 /**
- * Records a finished attempt: checks every output is in storage and the words transcript is
- * valid, upserts one output row per role (a retried attempt overwrites, never adds), completes
- * the job. Idempotent for the attempt that completed it.
+ * Records a finished attempt: checks every output is in storage and valid, upserts one output
+ * row per role (a retried attempt overwrites, never adds), completes the job with its type's
+ * retention. Idempotent for the attempt that completed it.
  */
 export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<void> {
   const [job] = await ctx.db.select().from(jobs).where(eq(jobs.id, r.job_id)).limit(1);
   if (!job || job.currentAttemptId !== r.attempt_id) throw stale(r);
   if (job.status === 'completed') return;
-  const srtKey = `jobs/${job.id}/outputs/transcript_srt`;
-  const wordsKey = `jobs/${job.id}/outputs/transcript_words`;
-  for (const key of [srtKey, wordsKey]) {
-    if (!(await ctx.blobs.head(key))) throw new AppError('invalid_request', `output ${key} was not uploaded`);
-  }
-  const words = TranscriptV2.safeParse(JSON.parse((await ctx.blobs.getBytes(wordsKey)).toString('utf8')));
-  if (!words.success) throw new AppError('invalid_request', `transcript_words does not match transcript v2: ${words.error.message}`);
+  if (r.job_type !== job.jobType) throw new AppError('invalid_request', `job ${job.id} is a ${job.jobType} job, not ${r.job_type}`);
+  const def = definitionOf(job.jobType);
+  await verifyOutputs(ctx, job);
   const now = ctx.clock.now();
-  const srtBytes = r.outputs.find((o) => o.name === 'transcript_srt')?.bytes ?? null;
+  const bytes = new Map(r.outputs.map((o) => [o.name, o.bytes]));
   const done = await ctx.db.transaction(async (tx) => {
     const row = await transitionJob(tx, {
-      jobId: job.id, from: ['transcribing', 'analyzing'], to: 'completed', reason: 'completed', now, attemptId: r.attempt_id, where: fenceOf(r),
+      jobId: job.id, from: def.stages[def.stages.length - 1]!, to: 'completed', reason: 'completed', now, attemptId: r.attempt_id, where: fenceOf(r),
       patch: {
+        ...def.completion(job, r),
         completedAt: now,
-        expiresAt: addMs(now, RETENTION_HOURS.transcribe * 3600_000),
-        durationSeconds: r.media.duration_seconds,
-        media: { ...r.media, language: r.language },
+        expiresAt: addMs(now, def.facts.retentionHours * 3600_000),
         leaseExpiresAt: null,
         progress: null,
       },
     });
     if (!row) return null;
-    await tx.insert(jobOutputs)
-      .values({ id: randomUUID(), jobId: job.id, role: 'transcript', storageKey: srtKey, contentType: TRANSCRIBE_OUTPUTS.transcript_srt, bytes: srtBytes, meta: { words_key: wordsKey }, createdAt: now })
-      .onConflictDoUpdate({ target: [jobOutputs.jobId, jobOutputs.role], set: { storageKey: srtKey, bytes: srtBytes, meta: { words_key: wordsKey }, createdAt: now } });
+    for (const role of def.roles) {
+      const storageKey = outputKeyOf(job.id, role.file);
+      const meta = Object.fromEntries(Object.entries(role.meta ?? {}).map(([k, file]) => [k, outputKeyOf(job.id, file)]));
+      const values = { storageKey, contentType: def.files[role.file]!.contentType, bytes: bytes.get(role.file) ?? null, meta, createdAt: now };
+      await tx.insert(jobOutputs)
+        .values({ id: randomUUID(), jobId: job.id, role: role.role, ...values })
+        .onConflictDoUpdate({ target: [jobOutputs.jobId, jobOutputs.role], set: values });
+    }
     await endAttempt(tx, r.attempt_id, now, 'completed');
     return row;
   });
@@ -95,33 +111,25 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
   ctx.logger.info({ job_id: job.id, attempt_id: r.attempt_id, agent_id: r.agent_id }, 'job completed');
 }
 
-/** A failed attempt: user-blamed failures end the job; system ones requeue until MAX_ATTEMPTS. */
+/**
+ * A failed attempt. The failure table decides: retryable failures requeue the job (to another
+ * agent where one can take it) until MAX_ATTEMPTS; the rest end it, refunded.
+ */
 export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
   const now = ctx.clock.now();
-  const policy = FAILURE_POLICY[r.code];
   const outcome = await ctx.db.transaction(async (tx) => {
     const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
     if (!job) return null;
     if (job.status === 'failed') return 'failed';
-    await endAttempt(tx, r.attempt_id, now, 'failed', r.code, r.message);
-    if (policy.retryable && job.attemptCount < ctx.config.MAX_ATTEMPTS) {
-      await requeueJob(tx, job.id, job.jobType, job.status, now, `attempt failed: ${r.code}`, r.attempt_id);
+    await endAttempt(tx, r.attempt_id, now, 'failed', { code: r.code, message: r.message });
+    if (shouldRetry(r.code, job.attemptCount, ctx.config.MAX_ATTEMPTS)) {
+      await requeueJob(tx, job, { now, reason: `attempt failed: ${r.code}`, attemptId: r.attempt_id, where: fenceOf(r) });
       return 'requeued';
     }
-    await failJob(tx, { jobId: job.id, now, code: r.code, message: callerMessage(r.code, r.message), attemptId: r.attempt_id, where: fenceOf(r) });
+    await failJob(tx, { jobId: job.id, now, code: r.code, message: failureMessage(r.code, r.message), attemptId: r.attempt_id, where: fenceOf(r) });
     return 'failed';
   });
   if (!outcome) throw stale(r);
   if (outcome === 'requeued') ctx.notifyOutbox();
   ctx.logger.warn({ job_id: r.job_id, attempt_id: r.attempt_id, agent_id: r.agent_id, code: r.code, outcome }, r.message);
-}
-
-/** Puts a job back in the queue with no attempt, plus a fresh wake-up, in the caller's transaction. */
-export async function requeueJob(tx: Tx, jobId: string, jobType: string, from: string, now: Date, reason: string, attemptId: string | null) {
-  const row = await transitionJob(tx, {
-    jobId, from: from as 'extracting_audio', to: 'extracting_audio', reason, now, attemptId,
-    patch: { currentAttemptId: null, leaseExpiresAt: null, progress: null },
-  });
-  if (row) await enqueueWakeup(tx, jobId, jobType, now);
-  return row;
 }

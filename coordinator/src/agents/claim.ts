@@ -1,25 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
-import type { Assignment, ClaimRequest, ClaimResponse } from '@cutroom/proto';
+import { and, eq, gt, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
+import type { Assignment, ClaimRequest, ClaimResponse, SourceRef } from '@cutroom/proto';
+import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import { workKindOf } from '../dispatch/enqueue.ts';
-import { jobAttempts, jobEvents, jobs } from '../db/schema.ts';
+import { agents, jobAttempts, jobEvents, jobs, type JobRow } from '../db/schema.ts';
 import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
+import { definitionOf } from '../job-types/registry.ts';
 
-/** Names and types of what a transcribe attempt writes (proto/PROTOCOL.md). */
-export const TRANSCRIBE_OUTPUTS = {
-  transcript_srt: 'application/x-subrip',
-  transcript_words: 'application/json',
-} as const;
+/** An agent that announced itself (register, claim, heartbeat) this recently counts as able to take work. */
+export const AGENT_LIVE_MS = 90_000;
+/** How long an agent that failed a job leaves its wake-up for the others before asking again. */
+export const RETRY_ELSEWHERE_MS = 5_000;
 
 /**
- * Claims a queued job for an agent. One conditional UPDATE decides between racing agents:
- * only a job in `extracting_audio` with no current attempt can be taken. The winner gets a
- * fresh attempt_id (the fence for every later call) and presigned URLs for its inputs/outputs.
+ * Claims a queued job for an agent. Queued means: in an active status (its type's first stage
+ * after a requeue) with no current attempt, whatever the job type. One conditional UPDATE
+ * decides between racing agents; the winner gets a fresh attempt_id (the fence for every later
+ * call) and presigned URLs for its source and outputs. An agent that already failed this job is
+ * told to leave it while another live agent serving the kind could take it.
  */
 export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimResponse> {
   const now = ctx.clock.now();
+  await touchAgent(ctx, req.agent_id, now);
+  if (await shouldLeaveToOthers(ctx, req, now)) {
+    return { v: 1, claimed: false, reason: 'this agent already failed this job; another agent can take it', retry_after_ms: RETRY_ELSEWHERE_MS };
+  }
   const attemptId = randomUUID();
   const lease = ctx.config.LEASE_MS;
   const job = await ctx.db.transaction(async (tx) => {
@@ -27,7 +33,7 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
       .set({ currentAttemptId: attemptId, leaseExpiresAt: addMs(now, lease), attemptCount: sql`${jobs.attemptCount} + 1`, updatedAt: now, progress: null })
       .where(and(
         eq(jobs.id, req.job_id),
-        eq(jobs.status, 'extracting_audio'),
+        inArray(jobs.status, [...ACTIVE_STATUSES]),
         isNull(jobs.currentAttemptId),
         lt(jobs.attemptCount, ctx.config.MAX_ATTEMPTS),
       ))
@@ -38,34 +44,61 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
     return row;
   });
   if (!job) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
-  if (!job.sourceKey) throw new Error(`queued job ${job.id} has no source key`);
 
+  const assignment = await buildAssignment(ctx, job, attemptId);
+  ctx.logger.info({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, job_type: job.jobType }, 'job claimed');
+  return { v: 1, claimed: true, assignment };
+}
+
+async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string): Promise<Assignment> {
+  const def = definitionOf(job.jobType);
   // URLs must outlive the longest run; the lease, not the URL, bounds a stuck attempt.
   const ttl = Math.max(ctx.config.PRESIGN_TTL_SECONDS, 6 * 3600);
   const outputs: Assignment['outputs'] = {};
-  for (const [name, contentType] of Object.entries(TRANSCRIBE_OUTPUTS)) {
+  for (const [name, file] of Object.entries(def.files)) {
     const key = outputKeyOf(job.id, name);
-    outputs[name] = { key, content_type: contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType }) };
+    outputs[name] = { key, content_type: file.contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType: file.contentType }) };
   }
-  const language = typeof job.params['language'] === 'string' ? job.params['language'] : null;
-  ctx.logger.info({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id }, 'job claimed');
-  return {
-    v: 1,
-    claimed: true,
-    assignment: {
-      v: 1,
-      job_id: job.id,
-      attempt_id: attemptId,
-      job_type: 'transcribe',
-      kind: workKindOf(job.jobType),
-      lease_ms: lease,
-      source: {
-        get_url: await ctx.blobs.presignGet(job.sourceKey, { expiresInSeconds: ttl }),
-        content_type: job.contentType,
-        size: job.fileSize,
-      },
-      outputs,
-      params: { language, model: ctx.config.WHISPER_MODEL },
-    },
-  };
+  const source = await sourceOf(ctx, job, ttl);
+  return def.buildAssignment({ v: 1, job_id: job.id, attempt_id: attemptId, kind: def.workKind, lease_ms: ctx.config.LEASE_MS, outputs }, job, source, ctx.config);
+}
+
+/** The stored file a job works from: its own upload, or its parent's source for derivatives. */
+async function sourceOf(ctx: Ctx, job: JobRow, ttl: number): Promise<SourceRef> {
+  let holder: Pick<JobRow, 'sourceKey' | 'contentType' | 'fileSize'> = job;
+  if (!job.sourceKey && job.sourceJobId) {
+    const [parent] = await ctx.db.select().from(jobs).where(eq(jobs.id, job.sourceJobId)).limit(1);
+    if (parent) holder = parent;
+  }
+  if (!holder.sourceKey) throw new Error(`queued job ${job.id} has no source`);
+  return { get_url: await ctx.blobs.presignGet(holder.sourceKey, { expiresInSeconds: ttl }), content_type: holder.contentType, size: holder.fileSize };
+}
+
+/** Agents announce themselves on every register, claim and heartbeat; liveness reads this. */
+export async function touchAgent(ctx: Ctx, agentId: string, now: Date): Promise<void> {
+  await ctx.db.update(agents).set({ lastSeenAt: now }).where(eq(agents.id, agentId));
+}
+
+/**
+ * Flamenco's rule, per job: an agent whose attempt at this job failed (or lost its lease) does
+ * not get it again while another live agent that serves the job's kind, and has not failed it
+ * either, could take it. With no such agent the same one may retry: a job must not wait forever.
+ */
+async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest, now: Date): Promise<boolean> {
+  const failedBy = ctx.db.select({ agentId: jobAttempts.agentId }).from(jobAttempts)
+    .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])));
+  const mine = await ctx.db.select({ one: sql`1` }).from(jobAttempts)
+    .where(and(eq(jobAttempts.jobId, req.job_id), eq(jobAttempts.agentId, req.agent_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])))
+    .limit(1);
+  if (!mine.length) return false;
+  const [job] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
+  if (!job) return false;
+  const kind = definitionOf(job.jobType).workKind;
+  const others = await ctx.db.select({ id: agents.id }).from(agents).where(and(
+    ne(agents.id, req.agent_id),
+    gt(agents.lastSeenAt, addMs(now, -AGENT_LIVE_MS)),
+    sql`${agents.capabilities} -> 'work_kinds' @> ${JSON.stringify([kind])}::jsonb`,
+    notInArray(agents.id, failedBy),
+  )).limit(1);
+  return others.length > 0;
 }

@@ -40,7 +40,8 @@ export async function openDatabase(opts: { url?: string | undefined; pgliteDir: 
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  mkdirSync(opts.pgliteDir, { recursive: true });
+  // `memory://` keeps the database in memory (engine tests); anything else is a folder.
+  if (!opts.pgliteDir.startsWith('memory://')) mkdirSync(opts.pgliteDir, { recursive: true });
   const client = await PGlite.create(opts.pgliteDir);
   const db = drizzle(client, { schema });
   await migrate(db, { migrationsFolder });

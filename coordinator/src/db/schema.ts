@@ -1,9 +1,19 @@
 import { sql } from 'drizzle-orm';
 import {
-  bigint, bigserial, doublePrecision, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid,
+  bigint, bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
 } from 'drizzle-orm/pg-core';
+import type { FailureCode } from '@cutroom/shared/failures';
+import { JobStatus, JobType, PaymentStatus } from '@cutroom/shared/job-types';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Enum types: the database refuses a status, type or outcome the code does not know. Members are only ever added. */
+export const jobTypeEnum = pgEnum('job_type', JobType.options as [JobType, ...JobType[]]);
+export const jobStatusEnum = pgEnum('job_status', JobStatus.options as [JobStatus, ...JobStatus[]]);
+export const paymentStatusEnum = pgEnum('payment_status', PaymentStatus.options as [PaymentStatus, ...PaymentStatus[]]);
+/** How an attempt ended: the agent completed or failed it, or its lease ran out. */
+export const attemptOutcomeEnum = pgEnum('attempt_outcome', ['completed', 'failed', 'lease_expired']);
+export type AttemptOutcome = (typeof attemptOutcomeEnum.enumValues)[number];
 
 /** Anonymous sessions. Only the token's SHA-256 is stored. */
 export const sessions = pgTable('sessions', {
@@ -19,9 +29,9 @@ export const sessions = pgTable('sessions', {
 export const jobs = pgTable('jobs', {
   id: uuid('id').primaryKey(),
   sessionId: uuid('session_id').references(() => sessions.id),
-  jobType: text('job_type').notNull(),
-  status: text('status').notNull(),
-  paymentStatus: text('payment_status').notNull(),
+  jobType: jobTypeEnum('job_type').notNull(),
+  status: jobStatusEnum('status').notNull(),
+  paymentStatus: paymentStatusEnum('payment_status').notNull(),
   originalFilename: text('original_filename').notNull(),
   contentType: text('content_type').notNull(),
   /** Declared by the upload's content type; re-checked against the probe. */
@@ -36,7 +46,7 @@ export const jobs = pgTable('jobs', {
   payer: text('payer'),
   fileSize: bigint('file_size', { mode: 'number' }),
   durationSeconds: doublePrecision('duration_seconds'),
-  errorCode: text('error_code'),
+  errorCode: text('error_code').$type<FailureCode>(),
   errorMessage: text('error_message'),
   sourceKey: text('source_key'),
   sourceDeletedAt: ts('source_deleted_at'),
@@ -65,8 +75,8 @@ export const jobs = pgTable('jobs', {
 export const jobEvents = pgTable('job_events', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
   jobId: uuid('job_id').notNull().references(() => jobs.id),
-  fromStatus: text('from_status'),
-  toStatus: text('to_status').notNull(),
+  fromStatus: jobStatusEnum('from_status'),
+  toStatus: jobStatusEnum('to_status').notNull(),
   reason: text('reason').notNull(),
   attemptId: uuid('attempt_id'),
   createdAt: ts('created_at').notNull(),
@@ -79,9 +89,8 @@ export const jobAttempts = pgTable('job_attempts', {
   agentId: text('agent_id').notNull(),
   startedAt: ts('started_at').notNull(),
   endedAt: ts('ended_at'),
-  /** completed | failed | requeued | lease_expired */
-  outcome: text('outcome'),
-  errorCode: text('error_code'),
+  outcome: attemptOutcomeEnum('outcome'),
+  errorCode: text('error_code').$type<FailureCode>(),
   errorMessage: text('error_message'),
 }, (t) => [index('job_attempts_job_idx').on(t.jobId)]);
 
@@ -107,6 +116,9 @@ export const outbox = pgTable('outbox', {
   createdAt: ts('created_at').notNull(),
   publishedAt: ts('published_at'),
 }, (t) => [index('outbox_unpublished_idx').on(t.id).where(sql`published_at is null`)]);
+
+export type JobRow = typeof jobs.$inferSelect;
+export type JobPatch = Partial<Omit<typeof jobs.$inferInsert, 'id' | 'status'>>;
 
 /** Agents and the capabilities they announced. */
 export const agents = pgTable('agents', {

@@ -1,16 +1,11 @@
-import { workSubject, type WorkKind, type WorkWakeup } from '@cutroom/proto';
+import { workSubject, type WorkWakeup } from '@cutroom/proto';
 import type { Tx } from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
-
-/** Job type → the work kind (and so the JetStream subject) that serves it. */
-export function workKindOf(jobType: string): WorkKind {
-  if (jobType === 'transcribe') return 'transcribe';
-  throw new Error(`no work kind serves job type ${jobType}`);
-}
+import { workKindOf } from '../job-types/registry.ts';
 
 /**
  * Writes a wake-up to the outbox inside the caller's transaction: it is published if and only
- * if the status change that queued the job commits.
+ * if the status change that queued the job commits. The job type's definition names the work kind.
  */
 export async function enqueueWakeup(tx: Tx, jobId: string, jobType: string, now: Date): Promise<void> {
   const kind = workKindOf(jobType);

@@ -1,4 +1,6 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../context.ts';
+import type { Credentials } from '../service/index.ts';
 
 /** The bearer token of a request, or null. Other schemes (Payment) are not session tokens. */
 export function bearerToken(req: FastifyRequest): string | null {
@@ -6,4 +8,19 @@ export function bearerToken(req: FastifyRequest): string | null {
   if (!h) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   return m ? m[1]! : null;
+}
+
+/** What the service layer needs to know about the caller: MPP in Authorization, x402 in PAYMENT-SIGNATURE. */
+export function credentialsOf(ctx: Ctx, req: FastifyRequest): Credentials {
+  const sig = req.headers['payment-signature'];
+  return {
+    bearer: bearerToken(req),
+    authorization: req.headers.authorization,
+    paymentSignature: typeof sig === 'string' ? sig : undefined,
+    resourceUrl: `${ctx.config.publicBaseUrl}${req.url}`,
+  };
+}
+
+export function applyHeaders(reply: FastifyReply, headers: Record<string, string>): void {
+  for (const [k, v] of Object.entries(headers)) reply.header(k, v);
 }

@@ -3,12 +3,11 @@ import type { Ctx } from '../context.ts';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { isActive } from './transitions.ts';
-import type { JobStatus } from '@cutroom/shared/job-types';
 import { loadOwnedJob, type JobRow } from './job-access.ts';
 import { transitionJob } from './transition-job.ts';
 
 function refuseWhileRunning(job: JobRow): void {
-  if (isActive(job.status as JobStatus)) {
+  if (isActive(job.status)) {
     throw new AppError('conflict', `job ${job.id} is still processing (status ${job.status}); delete after it completes`);
   }
 }
@@ -17,10 +16,10 @@ function refuseWhileRunning(job: JobRow): void {
 async function markDeletedWhenEmpty(ctx: Ctx, jobId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
-    if (!job || !['completed', 'failed'].includes(job.status)) return;
+    if (!job || (job.status !== 'completed' && job.status !== 'failed')) return;
     const left = await tx.select({ id: jobOutputs.id }).from(jobOutputs).where(eq(jobOutputs.jobId, jobId)).limit(1);
     if (left.length || (job.sourceKey && !job.sourceDeletedAt)) return;
-    await transitionJob(tx, { jobId, from: job.status as 'completed' | 'failed', to: 'deleted', reason: 'deleted by caller', now: ctx.clock.now() });
+    await transitionJob(tx, { jobId, from: job.status, to: 'deleted', reason: 'deleted by caller', now: ctx.clock.now() });
   });
 }
 

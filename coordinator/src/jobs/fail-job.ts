@@ -1,4 +1,5 @@
 import type { SQL } from 'drizzle-orm';
+import { FAILURES, type FailureCode } from '@cutroom/shared/failures';
 import type { JobStatus } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { addMs } from '../lib/clock.ts';
@@ -8,10 +9,11 @@ import { transitionJob } from './transition-job.ts';
 
 /**
  * Moves a job to `failed`, shows it refunded and queues the refund of its charge in the same
- * transaction. Billing-disabled jobs were prepaid with 0: nothing to pay back.
+ * transaction (every failure class refunds: shared/src/failures.ts). `message` is what the caller
+ * reads: pass it through failureMessage(). Billing-disabled jobs were prepaid with 0: nothing to pay back.
  */
 export async function failJob(tx: Tx, input: {
-  jobId: string; now: Date; code: string; message: string; attemptId?: string | null; where?: SQL;
+  jobId: string; now: Date; code: FailureCode; message: string; attemptId?: string | null; where?: SQL;
   from?: readonly JobStatus[];
 }) {
   const row = await transitionJob(tx, {
@@ -25,7 +27,7 @@ export async function failJob(tx: Tx, input: {
     patch: {
       errorCode: input.code,
       errorMessage: input.message,
-      paymentStatus: 'refunded',
+      ...(FAILURES[input.code].refund && { paymentStatus: 'refunded' as const }),
       currentAttemptId: null,
       leaseExpiresAt: null,
       completedAt: input.now,
@@ -34,6 +36,6 @@ export async function failJob(tx: Tx, input: {
     },
   });
   // Same transaction: the job cannot end failed without its refund queued (the refunder pays it out).
-  if (row) await queueRefund(tx, input.jobId, input.now);
+  if (row && FAILURES[input.code].refund) await queueRefund(tx, input.jobId, input.now);
   return row;
 }

@@ -1,6 +1,5 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Job, JobOutput } from '@cutroom/shared/api';
-import type { JobStatus, JobType, PaymentStatus } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import { jobOutputs } from '../db/schema.ts';
 import type { JobRow } from './job-access.ts';
@@ -48,9 +47,9 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
   return {
     job_id: job.id,
     session_id: job.sessionId,
-    job_type: job.jobType as JobType,
-    status: job.status as JobStatus,
-    payment_status: job.paymentStatus as PaymentStatus,
+    job_type: job.jobType,
+    status: job.status,
+    payment_status: job.paymentStatus,
     original_filename: job.originalFilename,
     content_type: job.contentType,
     file_size: job.fileSize,

@@ -1,11 +1,8 @@
 import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { JobStatus } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
-import { jobEvents, jobs } from '../db/schema.ts';
+import { jobEvents, jobs, type JobPatch, type JobRow } from '../db/schema.ts';
 import { canTransition } from './transitions.ts';
-
-type JobRow = typeof jobs.$inferSelect;
-type JobPatch = Partial<Omit<typeof jobs.$inferInsert, 'id' | 'status'>>;
 
 export interface TransitionInput {
   jobId: string;
@@ -27,11 +24,11 @@ export interface TransitionInput {
  * An edge missing from the table is a programming error and throws.
  */
 export async function transitionJob(tx: Tx, input: TransitionInput): Promise<JobRow | null> {
-  const froms = (Array.isArray(input.from) ? input.from : [input.from]) as JobStatus[];
+  const froms: readonly JobStatus[] = typeof input.from === 'string' ? [input.from] : input.from;
   for (const f of froms) {
     if (!canTransition(f, input.to)) throw new Error(`illegal job transition ${f} → ${input.to}`);
   }
-  const guard = and(eq(jobs.id, input.jobId), inArray(jobs.status, froms), input.where);
+  const guard = and(eq(jobs.id, input.jobId), inArray(jobs.status, [...froms]), input.where);
   const [row] = await tx
     .update(jobs)
     .set({ ...input.patch, status: input.to, updatedAt: input.now })

@@ -1,8 +1,12 @@
-import type { JobStatus } from '@cutroom/shared/job-types';
+import { ACTIVE_STATUSES, type JobStatus } from '@cutroom/shared/job-types';
+
+export { ACTIVE_STATUSES };
 
 /**
  * The job state machine: every allowed status change, and the only place that lists them.
- * A self-edge (extracting_audio → extracting_audio) is a requeue after a lost attempt.
+ * A move back to a job type's first stage (its stages[0], e.g. transcribing → extracting_audio, or
+ * the self-edge extracting_audio → extracting_audio) is a requeue after a lost attempt; every
+ * registered job type's path is checked against this table by job-types/registry.test.ts.
  *
  *   pending ─paid→ uploading ─complete-upload→ extracting_audio ⇄ transcribing → analyzing → completed
  *   any active status ─fail→ failed;  completed|failed ─retention/DELETE→ deleted
@@ -19,14 +23,11 @@ export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   deleted: [],
 };
 
-/** Statuses in which an agent may hold the job. */
-export const ACTIVE_STATUSES: readonly JobStatus[] = ['extracting_audio', 'transcribing', 'analyzing', 'publishing'];
-
 export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'deleted'];
 
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-export const isActive = (s: JobStatus): boolean => ACTIVE_STATUSES.includes(s);
+export const isActive = (s: JobStatus): boolean => (ACTIVE_STATUSES as readonly JobStatus[]).includes(s);
 export const isTerminal = (s: JobStatus): boolean => TERMINAL_STATUSES.includes(s);

@@ -1,37 +1,28 @@
+import { ERRORS, type ErrorCode } from '@cutroom/shared/failures';
+
+export type { ErrorCode };
+
 /**
- * The one error taxonomy. Services throw AppError with a code; transports map the code to an
- * HTTP status (or JSON-RPC error). `blame`, `retryable` and `refund` drive retries and refunds
- * from this table rather than from guesses at the call site.
+ * The call a caller should make next, named for no transport: REST renders it as a route, MCP as
+ * a tool. Service-layer messages never name REST routes themselves.
  */
-export const ERROR_CODES = {
-  invalid_request: { status: 400, blame: 'user', retryable: false },
-  invalid_format: { status: 400, blame: 'user', retryable: false },
-  wrong_endpoint: { status: 400, blame: 'user', retryable: false },
-  upload_missing: { status: 400, blame: 'user', retryable: false },
-  unsupported_media: { status: 400, blame: 'user', retryable: false },
-  not_implemented_job_type: { status: 400, blame: 'user', retryable: false },
-  unauthenticated: { status: 401, blame: 'user', retryable: false },
-  payment_required: { status: 402, blame: 'user', retryable: false },
-  forbidden: { status: 403, blame: 'user', retryable: false },
-  not_found: { status: 404, blame: 'user', retryable: false },
-  conflict: { status: 409, blame: 'user', retryable: true },
-  stale_attempt: { status: 409, blame: 'system', retryable: false },
-  payload_too_large: { status: 413, blame: 'user', retryable: false },
-  unavailable: { status: 503, blame: 'system', retryable: true },
-  internal: { status: 500, blame: 'system', retryable: true },
-} as const satisfies Record<string, { status: number; blame: 'user' | 'system'; retryable: boolean }>;
+export type NextCall = 'create_session' | 'upload_url' | 'complete_upload' | 'process' | 'checkout';
 
-export type ErrorCode = keyof typeof ERROR_CODES;
-
+/**
+ * The one error a service throws when it refuses a call. Its code is classified in
+ * shared/src/failures.ts (HTTP status, JSON-RPC code, retryable); transports map, never decide.
+ */
 export class AppError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  readonly next: { call: NextCall; jobId?: string } | undefined;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; next?: { call: NextCall; jobId?: string } }) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
+    this.next = options?.next;
   }
   get status(): number {
-    return ERROR_CODES[this.code].status;
+    return ERRORS[this.code].status;
   }
 }
 

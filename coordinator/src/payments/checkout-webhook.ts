@@ -2,12 +2,14 @@ import { eq } from 'drizzle-orm';
 import type Stripe from 'stripe';
 import { RAIL_CURRENCY } from '@cutroom/shared/payment-methods';
 import type { Ctx } from '../context.ts';
+import type { Tx } from '../db/database.ts';
 import { checkoutSessions, webhookEvents } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
-import { queueDuplicateRefund } from './job-payments.ts';
-import { recordMovement } from './ledger.ts';
-import { markJobPaid } from './mark-paid.ts';
+import { queueDuplicateRefund, recordMovement } from './ledger.ts';
 import type { Settlement } from './types.ts';
+
+/** Marks the job paid in the webhook's transaction; false when it was no longer pending. */
+export type OnCheckoutPaid = (tx: Tx, jobId: string, s: Settlement, now: Date) => Promise<boolean>;
 
 /**
  * Card processor webhook. The signature is verified on the raw body by the card rail; each
@@ -15,7 +17,7 @@ import type { Settlement } from './types.ts';
  * checkout marks its job paid and books the charge in one transaction; if the job was already
  * paid another way, the charge is booked and queued for refund.
  */
-export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: string | undefined): Promise<{ received: true; applied: boolean }> {
+export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: string | undefined, onPaid: OnCheckoutPaid): Promise<{ received: true; applied: boolean }> {
   const card = ctx.billing.card;
   if (!card) throw new AppError('not_found', 'card payments are not configured');
   let event: Stripe.Event;
@@ -44,7 +46,7 @@ export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: st
     const s: Settlement = { rail: 'card', method: 'checkout', amount: BigInt(session.amount_total ?? cs.amountCents), currency: RAIL_CURRENCY.card, reference: pi, payer: null };
     await tx.update(checkoutSessions).set({ status: 'completed', paymentIntentId: pi, completedAt: now }).where(eq(checkoutSessions.id, cs.id));
     await recordMovement(tx, { jobId: cs.jobId, rail: 'card', kind: 'charge', amount: s.amount, currency: s.currency, state: 'done', reference: pi, payer: null, idempotencyKey: `charge:checkout:${cs.id}`, now });
-    if (!(await markJobPaid(tx, cs.jobId, s, now))) await queueDuplicateRefund(tx, cs.jobId, s, now);
+    if (!(await onPaid(tx, cs.jobId, s, now))) await queueDuplicateRefund(tx, cs.jobId, s, now);
     return true;
   });
   return { received: true, applied };

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.ts';
 import { AppError } from '../lib/app-error.ts';
-import type { JobRow } from '../jobs/job-access.ts';
+import type { JobRow } from '../db/schema.ts';
 import { ensureCheckout } from './job-payments.ts';
 
 /** POST /jobs/{id}/checkout: the job's hosted card checkout, created on first use. */

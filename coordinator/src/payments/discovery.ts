@@ -35,7 +35,7 @@ export function priceTable() {
 }
 
 /** Job operations are priced by job type and media: from the cheapest to the dearest upload job. */
-const JOB_RANGE = { chain: [PRICES.transcribe.audio.chainUnits, PRICES.find_clips.video.chainUnits], card: [PRICES.transcribe.audio.cardCents, PRICES.find_clips.video.cardCents] } as const;
+const JOB_RANGE = { chain: [PRICES.transcribe.audio.chainUnits!, PRICES.find_clips.video.chainUnits!], card: [PRICES.transcribe.audio.cardCents, PRICES.find_clips.video.cardCents] } as const;
 
 /**
  * `x-payment-info` for one operation, in the shape mppx's discovery validator reads

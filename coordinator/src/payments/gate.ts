@@ -20,6 +20,8 @@ export interface GateDeps { db: Db; billing: Billing; clock: Clock; logger: Logg
 
 /** The call needs payment: carries the offer (and why a presented credential was refused). */
 export class PaymentRequiredError extends Error {
+  /** Its class in the failure taxonomy (shared/src/failures.ts): HTTP 402, JSON-RPC -32042. */
+  readonly code = 'payment_required' as const;
   readonly offer: Offer;
   readonly problem: PaymentProblem | null;
   constructor(offer: Offer, problem: PaymentProblem | null, detail: string) {

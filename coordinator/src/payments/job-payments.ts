@@ -1,13 +1,8 @@
 import { eq } from 'drizzle-orm';
 import type { Ctx } from '../context.ts';
-import { checkoutSessions, jobs, sessions } from '../db/schema.ts';
-import type { Tx } from '../db/database.ts';
-import type { JobRow } from '../jobs/job-access.ts';
-import { collectPayment, type Paid, type PaymentInput } from './gate.ts';
-import { recordMovement } from './ledger.ts';
-import { markJobPaid } from './mark-paid.ts';
-import { ownerTagOfSession } from './owner-tag.ts';
-import type { Charge, Settlement } from './types.ts';
+import { checkoutSessions, sessions } from '../db/schema.ts';
+import type { JobRow } from '../db/schema.ts';
+import type { Charge } from './types.ts';
 
 /** What one job costs on each rail, from the prices stored on it at creation. */
 export function jobCharge(job: Pick<JobRow, 'id' | 'jobType' | 'mediaKind' | 'priceCents' | 'priceChainUnits'>): Charge {
@@ -41,31 +36,4 @@ export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_
   await ctx.db.insert(checkoutSessions).values({ id: created.id, jobId: job.id, url: created.url, amountCents: job.priceCents, status: 'open', createdAt: now }).onConflictDoNothing();
   if (job.sessionId) await ctx.db.update(sessions).set({ cardCheckoutSessionId: created.id, updatedAt: now }).where(eq(sessions.id, job.sessionId));
   return { checkout_url: created.url, card_checkout_session_id: created.id };
-}
-
-/**
- * Pays a pending job at a payment-gated call (upload-url, complete-upload): 402 with the offer
- * when no credential came, otherwise settle and mark the job paid in one transaction.
- */
-export async function payForJob(ctx: Ctx, job: JobRow, payment: PaymentInput): Promise<Paid> {
-  const ownerTag = job.sessionId ? await ownerTagOfSession(ctx.db, ctx.billing.challengeSecret, job.sessionId) : undefined;
-  return collectPayment(ctx, payment, { ...jobCharge(job), ...(ownerTag && { ownerTag }) }, async (tx, s) => {
-    const now = ctx.clock.now();
-    // Only if the job was paid some other way meanwhile (hosted checkout): keep the books
-    // straight and pay this one back rather than keep money for nothing.
-    if (!(await markJobPaid(tx, job.id, s, now))) await queueDuplicateRefund(tx, job.id, s, now);
-  });
-}
-
-export async function reloadJob(ctx: Ctx, id: string): Promise<JobRow> {
-  const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
-  return row!;
-}
-
-/** A second payment for an already-paid job goes back to its payer. */
-export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<void> {
-  await recordMovement(tx, {
-    jobId, rail: s.rail, kind: 'refund', amount: s.amount, currency: s.currency, state: 'pending',
-    payer: s.payer, reference: null, chargeReference: s.reference, idempotencyKey: `refund:duplicate:${s.reference}`, now,
-  });
 }

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Rail } from '@cutroom/shared/payment-methods';
 import type { DbOrTx, Tx } from '../db/database.ts';
 import { jobs, ledgerEntries } from '../db/schema.ts';
+import type { Settlement } from './types.ts';
 
 export type LedgerKind = 'charge' | 'hold' | 'capture' | 'release' | 'refund';
 export type LedgerRow = typeof ledgerEntries.$inferSelect;
@@ -57,4 +58,17 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
     jobId, rail: charge.rail as Rail, kind: 'refund', amount: charge.amount, currency: charge.currency,
     state: 'pending', payer: charge.payer, reference: null, chargeReference: charge.reference, idempotencyKey: refundKey(jobId), now,
   });
+}
+
+/** A second payment for an already-paid job goes back to its payer. */
+export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<void> {
+  await recordMovement(tx, {
+    jobId, rail: s.rail, kind: 'refund', amount: s.amount, currency: s.currency, state: 'pending',
+    payer: s.payer, reference: null, chargeReference: s.reference, idempotencyKey: `refund:duplicate:${s.reference}`, now,
+  });
+}
+
+/** USD cents a settlement is worth (USDC is 6-decimal and USD-pegged: 10_000 units = 1 cent). */
+export function settlementCents(s: Settlement): number {
+  return s.rail === 'card' ? Number(s.amount) : Number(s.amount / 10_000n);
 }

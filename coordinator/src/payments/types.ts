@@ -15,6 +15,10 @@ export class PaymentProblem extends Error {
   readonly type: ProblemType;
   readonly status: number;
   readonly challengeId: string | undefined;
+  /** Its class in the failure taxonomy (shared/src/failures.ts): an unusable credential, or a method we do not take. */
+  get code(): 'payment_invalid' | 'invalid_request' {
+    return this.type === 'method-unsupported' ? 'invalid_request' : 'payment_invalid';
+  }
   constructor(type: ProblemType, detail: string, opts: { status?: number; challengeId?: string; cause?: unknown } = {}) {
     super(detail, { cause: opts.cause });
     this.name = 'PaymentProblem';

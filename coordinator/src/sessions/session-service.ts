@@ -37,9 +37,9 @@ export async function findSessionByToken(deps: SessionDeps, token: string): Prom
 }
 
 export async function requireSession(deps: SessionDeps, token: string | null): Promise<SessionRow> {
-  if (!token) throw new AppError('unauthenticated', 'missing session token: send Authorization: Bearer <session_token> from POST /api/v1/sessions');
+  if (!token) throw new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', { next: { call: 'create_session' } });
   const s = await findSessionByToken(deps, token);
-  if (!s) throw new AppError('unauthenticated', 'invalid or expired session token: create a new one with POST /api/v1/sessions');
+  if (!s) throw new AppError('unauthenticated', 'invalid or expired session token: create a new session', { next: { call: 'create_session' } });
   return s;
 }
 

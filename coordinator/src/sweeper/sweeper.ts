@@ -1,16 +1,18 @@
 import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
+import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import { jobAttempts, jobOutputs, jobs } from '../db/schema.ts';
-import { enqueueWakeup } from '../dispatch/enqueue.ts';
+import { jobOutputs, jobs } from '../db/schema.ts';
 import { processRefunds } from '../payments/refunder.ts';
+import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
+import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
-import { ACTIVE_STATUSES } from '../jobs/transitions.ts';
 
 /**
  * One sweep, with the injected clock:
  *  1. attempts whose lease ran out (agent killed, host gone) end as `lease_expired`; the job is
- *     requeued with a new wake-up, or failed (and refunded) after MAX_ATTEMPTS;
+ *     requeued to its type's first stage with a new wake-up, or failed (and refunded) after
+ *     MAX_ATTEMPTS;
  *  2. finished jobs past expires_at lose their stored source and outputs and become `deleted`.
  * Each job is handled in its own transaction guarded by the fence it read, so a sweep racing a
  * late heartbeat or a second coordinator changes nothing twice.
@@ -27,22 +29,17 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
     const outcome = await ctx.db.transaction(async (tx) => {
       // The fenced job update decides; the attempt row is ended only when it won, so a lease
       // renewed by a late heartbeat leaves the live attempt untouched.
-      let result: 'failed' | 'requeued' | null = null;
+      const lost = { code: 'lease_expired', message: `lease expired after ${ctx.config.LEASE_MS} ms without a heartbeat` } as const;
       if (job.attemptCount >= ctx.config.MAX_ATTEMPTS) {
         const row = await failJob(tx, { jobId: job.id, now, code: 'attempts_exhausted', message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`, attemptId, where: fence });
-        if (row) result = 'failed';
-      } else {
-        const row = await transitionJob(tx, {
-          jobId: job.id, from: job.status as 'transcribing', to: 'extracting_audio', reason: 'lease expired', now, attemptId, where: fence,
-          patch: { currentAttemptId: null, leaseExpiresAt: null, progress: null },
-        });
-        if (row) {
-          await enqueueWakeup(tx, job.id, job.jobType, now);
-          result = 'requeued';
-        }
+        if (!row) return null;
+        await endAttempt(tx, attemptId, now, 'lease_expired', lost);
+        return 'failed' as const;
       }
-      if (result) await tx.update(jobAttempts).set({ endedAt: now, outcome: 'lease_expired' }).where(eq(jobAttempts.id, attemptId));
-      return result;
+      const row = await requeueJob(tx, job, { now, reason: 'lease expired', attemptId, where: fence });
+      if (!row) return null;
+      await endAttempt(tx, attemptId, now, 'lease_expired', lost);
+      return 'requeued' as const;
     });
     // The old holder may be alive but cut off (a paused process, a partition): tell it to stop.
     if (outcome) ctx.cancelAttempt(attemptId);
@@ -57,10 +54,7 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
     await ctx.blobs.deletePrefix(`jobs/${job.id}/`);
     const moved = await ctx.db.transaction(async (tx) => {
       await tx.delete(jobOutputs).where(eq(jobOutputs.jobId, job.id));
-      return transitionJob(tx, {
-        jobId: job.id, from: job.status as 'completed', to: 'deleted', reason: 'retention expired', now,
-        patch: { sourceDeletedAt: now },
-      });
+      return transitionJob(tx, { jobId: job.id, from: job.status, to: 'deleted', reason: 'retention expired', now, patch: { sourceDeletedAt: now } });
     });
     if (moved) result.expired++;
   }

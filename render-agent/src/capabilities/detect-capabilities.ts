@@ -2,20 +2,26 @@ import os from 'node:os';
 import { PROTOCOL_VERSION, type AgentCapabilities, type WorkKind } from '@cutroom/proto';
 import type { AgentConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import type { PipelineRegistry } from '../pipelines/pipeline.ts';
+import { PIPELINES, servableKinds } from '../pipelines/registry.ts';
 import { AGENT_VERSION } from '../version.ts';
 import { detectCuda, detectFfmpeg, detectFreeDisk, detectNvenc, detectWhisperModels } from './detect-tools.ts';
+import type { HostFacts } from './requirements.ts';
 import { resolveWhisperRuntime, type WhisperRuntime } from './whisper-runtime.ts';
 
 export interface DetectedCapabilities {
   capabilities: AgentCapabilities;
   /** What the Whisper child is told to use, after resolving `auto`. */
   whisper: WhisperRuntime;
-  /** Why a work kind is not served, for the start-up log. */
-  missing: string[];
+  /** For each work kind not served, what this host lacks (for the start-up log and the refusal to start). */
+  missing: Partial<Record<WorkKind, string[]>>;
 }
 
-/** Runs every probe (concurrently: each spawns a process) and builds the announcement. */
-export async function detectCapabilities(config: AgentConfig, logger: Logger): Promise<DetectedCapabilities> {
+/**
+ * Runs every probe (concurrently: each spawns a process) and builds the announcement. The work
+ * kinds come from the pipeline registry: a kind is announced when its pipelines' needs are met.
+ */
+export async function detectCapabilities(config: AgentConfig, logger: Logger, pipelines: PipelineRegistry = PIPELINES): Promise<DetectedCapabilities> {
   const [ffmpeg, cuda, whisperModels, freeDisk] = await Promise.all([
     detectFfmpeg(config.ffmpegPath),
     detectCuda(config.python),
@@ -24,15 +30,9 @@ export async function detectCapabilities(config: AgentConfig, logger: Logger): P
   ]);
   const nvenc = ffmpeg.encoders.includes('h264_nvenc') ? await detectNvenc(config.ffmpegPath) : false;
   const whisper = resolveWhisperRuntime(config.whisper, cuda.available);
+  const host: HostFacts = { ffmpeg, nvenc, cuda, whisperModels, freeDiskBytes: freeDisk };
+  const { kinds: workKinds, missing } = servableKinds(Object.values(pipelines), host, config);
 
-  const missing: string[] = [];
-  if (ffmpeg.version === null) missing.push(`ffmpeg at ${config.ffmpegPath} does not run: ${ffmpeg.error ?? 'no version line'}`);
-  if (!whisperModels.isRunnable) missing.push(`faster-whisper does not run with ${config.python}: ${whisperModels.error ?? ''}`);
-  // A model that is not local can still be served when the child may download it.
-  const hasModel = whisperModels.models.includes(config.whisper.model) || config.whisper.allowDownload;
-  if (whisperModels.isRunnable && !hasModel) missing.push(`Whisper model ${config.whisper.model} is not available offline (set WHISPER_ALLOW_DOWNLOAD=true to fetch it)`);
-
-  const workKinds: WorkKind[] = missing.length === 0 ? ['transcribe'] : [];
   const capabilities: AgentCapabilities = {
     v: PROTOCOL_VERSION,
     agent_id: config.agentId,

@@ -2,20 +2,25 @@ import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { cancelSubject, PROTOCOL_VERSION, WorkWakeup, type Assignment, type Fence } from '@cutroom/proto';
 import type { WhisperRuntime } from '../capabilities/whisper-runtime.ts';
+import type { Clock } from '../clock.ts';
 import type { AgentConfig } from '../config.ts';
 import type { CoordinatorClient } from '../coordinator-client.ts';
 import { AttemptAbortedError, CoordinatorError } from '../errors.ts';
 import { startLeaseKeeper } from '../lease/lease-keeper.ts';
 import type { Logger } from '../logger.ts';
-import { runTranscribeAttempt, type AttemptOutcome } from '../pipelines/transcribe.ts';
+import type { AttemptOutcome, PipelineRegistry } from '../pipelines/pipeline.ts';
+import { pipelineFor } from '../pipelines/registry.ts';
 import { createProgressPublisher } from '../progress/progress-publisher.ts';
 
 export interface WakeupDeps {
   config: AgentConfig;
   client: CoordinatorClient;
   whisper: WhisperRuntime;
-  nc: NatsConnection;
+  /** Where a claimed assignment's job type finds its runner. */
+  pipelines: PipelineRegistry;
+  nc: Pick<NatsConnection, 'subscribe' | 'publish'>;
   logger: Logger;
+  clock: Clock;
   /** Fires when the agent stops: aborts the claim and the running attempt. */
   stopSignal: AbortSignal;
 }
@@ -50,8 +55,15 @@ export async function handleWakeup(msg: JsMsg, deps: WakeupDeps): Promise<Attemp
     return 'not_claimed';
   }
   if (!claim.claimed) {
-    deps.logger.debug({ job_id, reason: claim.reason }, 'not claimed');
-    msg.ack();
+    if (claim.retry_after_ms !== undefined) {
+      // This agent already failed the job and another one can take it. Acking would consume the
+      // job's only wake-up; a nak puts it back for redelivery after the coordinator's delay.
+      deps.logger.debug({ job_id, reason: claim.reason, retry_after_ms: claim.retry_after_ms }, 'not claimed; leaving the wake-up to another agent');
+      msg.nak(claim.retry_after_ms);
+    } else {
+      deps.logger.debug({ job_id, reason: claim.reason }, 'not claimed');
+      msg.ack();
+    }
     return 'not_claimed';
   }
   try {
@@ -62,6 +74,7 @@ export async function handleWakeup(msg: JsMsg, deps: WakeupDeps): Promise<Attemp
   }
 }
 
+/** Runs a claimed assignment through its job type's pipeline, under a lease and a progress publisher. */
 async function runAttempt(a: Assignment, msg: JsMsg, deps: WakeupDeps): Promise<AttemptOutcome> {
   const fence: Fence = { v: PROTOCOL_VERSION, job_id: a.job_id, attempt_id: a.attempt_id, agent_id: deps.config.agentId };
   const logger = deps.logger.child({ job_id: a.job_id, attempt_id: a.attempt_id });
@@ -79,15 +92,14 @@ async function runAttempt(a: Assignment, msg: JsMsg, deps: WakeupDeps): Promise<
       return () => sub.unsubscribe();
     },
     abort: (reason) => attempt.abort(reason),
+    clock: deps.clock,
     logger,
   });
-  const progress = createProgressPublisher({ fence, publish: (subject, payload) => deps.nc.publish(subject, payload), logger });
-  logger.info({ lease_ms: a.lease_ms, model: a.params.model, language: a.params.language }, 'attempt claimed');
+  const progress = createProgressPublisher({ fence, publish: (subject, payload) => deps.nc.publish(subject, payload), clock: deps.clock, logger });
+  logger.info({ job_type: a.job_type, lease_ms: a.lease_ms, params: a.params }, 'attempt claimed');
   try {
-    switch (a.job_type) {
-      case 'transcribe':
-        return await runTranscribeAttempt(a, attempt.signal, { config: deps.config, whisper: deps.whisper, client: deps.client, progress, logger });
-    }
+    const ctx = { config: deps.config, whisper: deps.whisper, client: deps.client, fence, progress, logger, clock: deps.clock };
+    return await pipelineFor(deps.pipelines, a.job_type).run(a, attempt.signal, ctx);
   } finally {
     keeper.stop();
     deps.stopSignal.removeEventListener('abort', onStop);

@@ -1,4 +1,5 @@
 import type { HeartbeatResponse } from '@cutroom/proto';
+import type { Clock } from '../clock.ts';
 import { AttemptAbortedError, StaleAttemptError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
@@ -13,6 +14,8 @@ export interface LeaseKeeperOptions {
   subscribeCancel: (onCancel: () => void) => () => void;
   /** Aborts the attempt's AbortController (reaches ffmpeg and the Whisper child). */
   abort: (reason: AttemptAbortedError) => void;
+  /** Drives the renewal interval. */
+  clock: Clock;
   logger?: Logger;
 }
 
@@ -56,14 +59,14 @@ export function startLeaseKeeper(o: LeaseKeeperOptions): LeaseKeeper {
     }
   };
 
-  const timer = setInterval(() => void tick(), Math.max(1, Math.floor(o.leaseMs / 2)));
+  const timer = o.clock.setInterval(() => void tick(), Math.max(1, Math.floor(o.leaseMs / 2)));
   const unsubscribe = o.subscribeCancel(() => abort('cancelled', 'cancel message received'));
 
   return {
     stop() {
       if (isStopped) return;
       isStopped = true;
-      clearInterval(timer);
+      o.clock.clearInterval(timer);
       unsubscribe();
     },
   };

@@ -3,8 +3,9 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { pipeline } from 'node:stream/promises';
 import type { OutputTarget } from '@cutroom/proto';
+import type { Clock } from '../clock.ts';
 import { PipelineError } from '../errors.ts';
-import { backoffDelayMs, sleep } from '../retry.ts';
+import { backoffDelayMs } from '../retry.ts';
 
 /** Presigned URLs carry credentials in the query string: never log or report one whole. */
 export function redactUrl(url: string): string {
@@ -16,14 +17,14 @@ const TRIES = 3;
 const isTransientStatus = (s: number) => s >= 500 || s === 429;
 
 /** Retries network errors and 5xx a few times; the storage behind a presigned URL is ours, so blips are likely. */
-async function withTransferRetry<T>(signal: AbortSignal, run: () => Promise<T>, isRetryable: (err: unknown) => boolean): Promise<T> {
+async function withTransferRetry<T>(signal: AbortSignal, clock: Clock, run: () => Promise<T>, isRetryable: (err: unknown) => boolean): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();
     } catch (err) {
       signal.throwIfAborted();
       if (attempt + 1 >= TRIES || !isRetryable(err)) throw err;
-      await sleep(backoffDelayMs(attempt), signal);
+      await clock.sleep(backoffDelayMs(attempt), signal);
     }
   }
 }
@@ -41,9 +42,9 @@ const retryable = (err: unknown) => !(err instanceof HttpStatusError) || isTrans
  * Streams a presigned GET to `dest` (no whole-file buffering: sources can be gigabytes).
  * Returns the bytes written; a short body when the size is known counts as unavailable.
  */
-export async function downloadSource(url: string, dest: string, expectedSize: number | null, signal: AbortSignal): Promise<number> {
+export async function downloadSource(url: string, dest: string, expectedSize: number | null, signal: AbortSignal, clock: Clock): Promise<number> {
   try {
-    await withTransferRetry(signal, async () => {
+    await withTransferRetry(signal, clock, async () => {
       const res = await fetch(url, { signal });
       if (!res.ok || !res.body) throw new HttpStatusError(res.status, `HTTP ${res.status}`);
       await pipeline(Readable.fromWeb(res.body as WebReadableStream), fs.createWriteStream(dest), { signal });
@@ -60,9 +61,9 @@ export async function downloadSource(url: string, dest: string, expectedSize: nu
 }
 
 /** PUTs one output to its presigned URL with the content type it was signed for. */
-export async function uploadOutput(name: string, target: OutputTarget, body: Buffer, signal: AbortSignal): Promise<void> {
+export async function uploadOutput(name: string, target: OutputTarget, body: Buffer, signal: AbortSignal, clock: Clock): Promise<void> {
   try {
-    await withTransferRetry(signal, async () => {
+    await withTransferRetry(signal, clock, async () => {
       const res = await fetch(target.put_url, { method: 'PUT', body, headers: { 'content-type': target.content_type }, signal });
       if (!res.ok) throw new HttpStatusError(res.status, `HTTP ${res.status}: ${(await res.text().catch(() => '')).slice(0, 200)}`);
       await res.body?.cancel();

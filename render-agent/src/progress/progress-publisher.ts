@@ -1,4 +1,5 @@
 import { progressSubject, type Fence, type ProgressEvent, type Stage } from '@cutroom/proto';
+import type { Clock, TimerHandle } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 
 export interface ProgressPublisherOptions {
@@ -7,6 +8,8 @@ export interface ProgressPublisherOptions {
   publish: (subject: string, payload: string) => void;
   /** Minimum gap between two publishes for this attempt. @default 1000 ms */
   intervalMs?: number;
+  /** Stamps `at` and spaces the publishes. */
+  clock: Clock;
   logger?: Logger;
 }
 
@@ -25,16 +28,16 @@ export function createProgressPublisher(o: ProgressPublisherOptions): ProgressPu
   const subject = progressSubject(o.fence.job_id);
   let pending: ProgressEvent | null = null;
   let lastSentAt = Number.NEGATIVE_INFINITY;
-  let timer: NodeJS.Timeout | null = null;
+  let timer: TimerHandle | null = null;
   let isClosed = false;
 
   const send = () => {
-    if (timer) clearTimeout(timer);
+    if (timer) o.clock.clearTimeout(timer);
     timer = null;
     if (!pending) return;
     const event = pending;
     pending = null;
-    lastSentAt = Date.now();
+    lastSentAt = o.clock.now();
     try {
       o.publish(subject, JSON.stringify(event));
     } catch (err) {
@@ -50,11 +53,11 @@ export function createProgressPublisher(o: ProgressPublisherOptions): ProgressPu
         stage,
         fraction: Math.min(1, Math.max(0, Number.isFinite(fraction) ? fraction : 0)),
         ...(message === undefined ? {} : { message: message.slice(0, 200) }),
-        at: new Date().toISOString(),
+        at: new Date(o.clock.now()).toISOString(),
       };
-      const wait = lastSentAt + intervalMs - Date.now();
+      const wait = lastSentAt + intervalMs - o.clock.now();
       if (wait <= 0) send();
-      else timer ??= setTimeout(send, wait);
+      else timer ??= o.clock.setTimeout(send, wait);
     },
     flush: send,
     close() {

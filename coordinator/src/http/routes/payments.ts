@@ -2,14 +2,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorResponse } from '@cutroom/shared/api';
 import { LIMITS } from '@cutroom/shared/limits';
-import { PRICES } from '@cutroom/shared/prices';
-import { eq } from 'drizzle-orm';
 import type { Ctx } from '../../context.ts';
-import { checkoutSessions, jobs } from '../../db/schema.ts';
-import { AppError } from '../../lib/app-error.ts';
-import { handleCardWebhook } from '../../payments/checkout-webhook.ts';
-import { collectPayment } from '../../payments/gate.ts';
-import { applyHeaders, paymentInputOf } from '../payment-input.ts';
+import { cardWebhookCall, checkoutLandingCall, smokeTestCall } from '../../service/index.ts';
+import { applyHeaders, credentialsOf } from '../auth.ts';
 
 /** Payment surfaces that are not job calls: the card webhook, the smoke test, checkout landings. */
 export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
@@ -19,7 +14,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
     raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     raw.post('/api/v1/webhooks/card', { schema: { hide: true } }, async (req) => {
       const sig = req.headers['stripe-signature'];
-      return handleCardWebhook(ctx, req.body as Buffer, typeof sig === 'string' ? sig : undefined);
+      return cardWebhookCall(ctx, req.body as Buffer, typeof sig === 'string' ? sig : undefined);
     });
   });
 
@@ -32,27 +27,17 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       response: { 200: z.object({ paid: z.literal(true), service: z.string(), echo: z.string().optional() }), 400: ErrorResponse, 404: ErrorResponse },
     },
   }, async (req, reply) => {
-    if (!ctx.billing.enabled) throw new AppError('not_found', 'payments are not configured on this server, so there is nothing to smoke-test');
-    const p = PRICES.smoke_test;
-    const paid = await collectPayment(ctx, paymentInputOf(ctx, req), {
-      description: 'cutroom payment smoke test', jobId: null,
-      amounts: { card: BigInt(p.cardCents), chain: BigInt(p.chainUnits) },
-    }, async () => {});
-    applyHeaders(reply, paid.headers);
-    return { paid: true as const, service: 'cutroom', ...(req.query.echo !== undefined && { echo: req.query.echo }) };
+    const r = await smokeTestCall(ctx, credentialsOf(ctx, req), req.query.echo);
+    applyHeaders(reply, r.receipt);
+    return r.value;
   });
 
   const Landing = z.object({ card_checkout_session_id: z.string(), job_id: z.uuid().nullable(), payment_status: z.string(), next: z.string() });
   app.get('/api/v1/checkout/complete', {
     schema: { tags: ['payments'], summary: 'Where hosted checkout returns the payer', querystring: z.object({ session_id: z.string().min(1).max(255) }), response: { 200: Landing, 404: ErrorResponse } },
   }, async (req) => {
-    const [cs] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, req.query.session_id)).limit(1);
-    if (!cs) throw new AppError('not_found', 'unknown checkout session');
-    const [job] = await ctx.db.select({ paymentStatus: jobs.paymentStatus }).from(jobs).where(eq(jobs.id, cs.jobId)).limit(1);
-    return {
-      card_checkout_session_id: cs.id, job_id: cs.jobId, payment_status: job?.paymentStatus ?? 'unknown',
-      next: `GET /api/v1/jobs/${cs.jobId}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)`,
-    };
+    const landing = await checkoutLandingCall(ctx, req.query.session_id);
+    return { ...landing, next: `GET /api/v1/jobs/${landing.job_id}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)` };
   });
   app.get('/api/v1/checkout/cancelled', { schema: { hide: true } }, async () => ({ cancelled: true, next: 'POST /api/v1/jobs/{id}/checkout returns the same checkout_url to try again' }));
 };

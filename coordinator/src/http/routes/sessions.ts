@@ -1,12 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateSessionResponse, ErrorResponse, Session } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
-import { createSession, describeSession, requireSession } from '../../sessions/session-service.ts';
-import { bearerToken } from '../auth.ts';
+import { createSessionCall, currentSessionCall } from '../../service/index.ts';
+import { credentialsOf } from '../auth.ts';
 
 export const sessionRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
-  const deps = { db: ctx.db, clock: ctx.clock, ttlHours: ctx.config.SESSION_TTL_HOURS };
-
   app.post('/sessions', {
     schema: {
       tags: ['sessions'],
@@ -14,7 +12,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       description: 'Returns a session token to send as `Authorization: Bearer <session_token>`. The token is shown once; only its hash is stored.',
       response: { 201: CreateSessionResponse },
     },
-  }, async (_req, reply) => reply.status(201).send(await createSession(deps)));
+  }, async (_req, reply) => reply.status(201).send(await createSessionCall(ctx)));
 
   app.get('/sessions/me', {
     schema: {
@@ -23,5 +21,5 @@ export const sessionRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       security: [{ bearer: [] }],
       response: { 200: Session, 401: ErrorResponse },
     },
-  }, async (req) => describeSession(deps, await requireSession(deps, bearerToken(req))));
+  }, async (req) => currentSessionCall(ctx, credentialsOf(ctx, req)));
 };

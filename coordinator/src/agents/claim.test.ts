@@ -1,0 +1,72 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobAttempts } from '../db/schema.ts';
+import { addAgent, createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
+import { failAttempt } from './attempts.ts';
+import { AGENT_LIVE_MS, RETRY_ELSEWHERE_MS, claimJob } from './claim.ts';
+
+// One database per file (PGlite starts in about 2 s); every test makes its own jobs and agent names.
+let ctx: EngineCtx;
+beforeAll(async () => { ctx = await createEngineCtx(); });
+afterAll(async () => { await ctx.close(); });
+
+const claim = (jobId: string, agentId: string) => claimJob(ctx, { v: 1, job_id: jobId, agent_id: agentId });
+
+describe('claims (PGlite, manual clock)', () => {
+  it('gives a queued job to exactly one of many racing agents', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(jobId, `agent-${i}`)));
+    const winners = results.filter((r) => r.claimed);
+    expect(winners).toHaveLength(1);
+    const attempts = await ctx.db.select().from(jobAttempts).where(eq(jobAttempts.jobId, jobId));
+    expect(attempts).toHaveLength(1);
+    const job = await jobRow(ctx, jobId);
+    expect(job.currentAttemptId).toBe(winners[0]!.claimed ? winners[0]!.assignment.attempt_id : null);
+    expect(job.attemptCount).toBe(1);
+  });
+
+  it('builds the job type’s assignment variant with every output it writes', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const r = await claim(jobId, 'agent-1');
+    if (!r.claimed) throw new Error('not claimed');
+    expect(r.assignment).toMatchObject({ job_type: 'transcribe', kind: 'transcribe', lease_ms: 30_000, params: { language: null, model: 'tiny.en' } });
+    expect(Object.keys(r.assignment.outputs).sort()).toEqual(['transcript_srt', 'transcript_words']);
+    expect(r.assignment.source.content_type).toBe('audio/wav');
+  });
+
+  it('refuses a job that is not queued: still uploading, already held, or out of attempts', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    expect((await claim(jobId, 'a')).claimed).toBe(true);
+    expect(await claim(jobId, 'b')).toMatchObject({ claimed: false, reason: 'job is not waiting for an agent' });
+    expect((await claim(crypto.randomUUID(), 'a')).claimed).toBe(false);
+  });
+
+  it('keeps a job from the agent that failed it while another live agent can take it', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    await addAgent(ctx, 'k-a');
+    await addAgent(ctx, 'k-b');
+    const first = await claim(jobId, 'k-a');
+    if (!first.claimed) throw new Error('not claimed');
+    await failAttempt(ctx, { v: 1, job_id: jobId, attempt_id: first.assignment.attempt_id, agent_id: 'k-a', code: 'tool_failed', message: 'ffmpeg crashed' });
+    expect((await jobRow(ctx, jobId)).status).toBe('extracting_audio');
+
+    expect(await claim(jobId, 'k-a')).toMatchObject({ claimed: false, retry_after_ms: RETRY_ELSEWHERE_MS });
+    const second = await claim(jobId, 'k-b');
+    expect(second.claimed).toBe(true);
+  });
+
+  it('lets the failing agent retry when no other live agent serves the kind', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    await addAgent(ctx, 'r-a');
+    await addAgent(ctx, 'r-b');
+    const first = await claim(jobId, 'r-a');
+    if (!first.claimed) throw new Error('not claimed');
+    await failAttempt(ctx, { v: 1, job_id: jobId, attempt_id: first.assignment.attempt_id, agent_id: 'r-a', code: 'internal', message: 'boom' });
+    // Every other agent has been silent for longer than the liveness window, except one that
+    // serves another kind of work.
+    ctx.clock.advance(AGENT_LIVE_MS + 1);
+    await addAgent(ctx, 'r-a');
+    await addAgent(ctx, 'r-gpu-only', ['some_other_kind']);
+    expect((await claim(jobId, 'r-a')).claimed).toBe(true);
+  });
+});

@@ -1,0 +1,81 @@
+import type { z } from 'zod';
+import type { Assignment, CompleteRequest, MediaInfo, SourceRef, WorkKind } from '@cutroom/proto';
+import type { CreateJobRequest } from '@cutroom/shared/api';
+import type { FailureCode } from '@cutroom/shared/failures';
+import type { ActiveStatus, JobType, JobTypeFacts, Price } from '@cutroom/shared/job-types';
+import type { MediaKind } from '@cutroom/shared/media-types';
+import type { CoordinatorConfig } from '../config.ts';
+import type { JobPatch, JobRow } from '../db/schema.ts';
+
+/** What a valid create request becomes on the job row. */
+export interface PreparedJob {
+  originalFilename: string;
+  contentType: string;
+  /** Declared media kind (uploads), re-checked against the probe; null for parent-based jobs. */
+  mediaKind: MediaKind | null;
+  price: Price;
+  /** Validated request fields the pipeline needs, stored as jobs.params. */
+  params: Record<string, unknown>;
+}
+
+/** One file an attempt writes, under `jobs/<id>/outputs/<name>`. */
+export interface OutputFile {
+  contentType: string;
+  /** When set, the file is JSON that must match this schema before the job completes. */
+  schema?: z.ZodType;
+}
+
+/** How written files become the job's outputs (spec JobOutput): one row per role. */
+export interface OutputRole {
+  role: string;
+  /** The file the role's download_url serves. */
+  file: string;
+  /** Other files of the role, by meta key (e.g. the words JSON beside the SRT). */
+  meta?: Record<string, string>;
+}
+
+/** What a claim knows when it builds an assignment: the parts every variant shares. */
+export interface AssignmentBase {
+  v: 1;
+  job_id: string;
+  attempt_id: string;
+  kind: WorkKind;
+  lease_ms: number;
+  outputs: Assignment['outputs'];
+}
+
+/**
+ * Everything about one job type that the coordinator needs, in one place. REST, MCP, tRPC, the
+ * claim, the sweeper and completion all read it; adding a job type means writing one of these
+ * (plus its agent pipeline and its proto variant). See ARCHITECTURE.md, "Adding a job type".
+ */
+export interface JobTypeDefinition<T extends JobType = JobType> {
+  type: T;
+  /** Input kind, parents, price keys, retention, availability (shared/src/job-types.ts). */
+  facts: JobTypeFacts;
+  /**
+   * The CreateJobRequest fields this type accepts besides job_type, as a strict schema (from the
+   * same zod schema REST validates with): a field of another type is a 400, not ignored.
+   */
+  request: z.ZodObject;
+  /** Checks what the schema cannot (content type accepted, …) and builds the job row's fields. */
+  prepare(req: CreateJobRequest): PreparedJob;
+  /** The JetStream work kind whose consumers serve it. */
+  workKind: WorkKind;
+  /** Agent capabilities the work needs; an agent announces the kind only when it has them all. */
+  capabilities: readonly string[];
+  /** The spec statuses it moves through while an agent works on it; stages[0] is where it queues. */
+  stages: readonly [ActiveStatus, ...ActiveStatus[]];
+  /** Files an attempt writes, by name (proto/PROTOCOL.md lists them per job type). */
+  files: Readonly<Record<string, OutputFile>>;
+  roles: readonly OutputRole[];
+  /** The type's assignment variant, from the shared parts and the stored job. */
+  buildAssignment(base: AssignmentBase, job: JobRow, source: SourceRef, config: CoordinatorConfig): Extract<Assignment, { job_type: T }>;
+  /**
+   * A stage report carries the probe: a failure here (e.g. a video priced as audio) ends the job
+   * before the expensive stage runs. Null when the media is what was paid for.
+   */
+  checkMedia(job: JobRow, media: MediaInfo): { code: FailureCode; message: string } | null;
+  /** Columns a completed attempt sets on the job (duration, probe, …) besides status and retention. */
+  completion(job: JobRow, req: Extract<CompleteRequest, { job_type: T }>): JobPatch;
+}

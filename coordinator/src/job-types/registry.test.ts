@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { WORK_KINDS } from '@cutroom/proto';
+import { CreateJobRequest } from '@cutroom/shared/api';
+import { JobType, JOB_TYPES } from '@cutroom/shared/job-types';
+import { canTransition } from '../jobs/transitions.ts';
+import { JOB_TYPE_DEFINITIONS, definitionFor } from './registry.ts';
+
+const defs = Object.values(JOB_TYPE_DEFINITIONS);
+
+describe('job-type registry', () => {
+  it('defines exactly the job types shared marks available, each under its own name', () => {
+    const available = JobType.options.filter((t) => JOB_TYPES[t].available);
+    expect(Object.keys(JOB_TYPE_DEFINITIONS).sort()).toEqual([...available].sort());
+    for (const [name, def] of Object.entries(JOB_TYPE_DEFINITIONS)) {
+      expect(def.type).toBe(name);
+      expect(def.facts).toBe(JOB_TYPES[def.type]);
+    }
+  });
+
+  it('refuses a type that is not built yet with the list of those that are', () => {
+    expect(() => definitionFor('publish_video')).toThrow(/publish_video is not available yet; this service currently runs: transcribe/);
+  });
+
+  it('walks each type’s stages through the transition table: queue, forward, requeue, complete, fail', () => {
+    for (const def of defs) {
+      const [first] = def.stages;
+      const queueFrom = def.facts.input.kind === 'upload' ? 'uploading' : 'pending';
+      expect(canTransition(queueFrom, first), `${def.type}: ${queueFrom} → ${first}`).toBe(true);
+      def.stages.forEach((s, i) => {
+        if (i > 0) expect(canTransition(def.stages[i - 1]!, s), `${def.type}: ${def.stages[i - 1]} → ${s}`).toBe(true);
+        expect(canTransition(s, first), `${def.type}: requeue ${s} → ${first}`).toBe(true);
+        expect(canTransition(s, 'failed'), `${def.type}: ${s} → failed`).toBe(true);
+      });
+      expect(canTransition(def.stages.at(-1)!, 'completed'), `${def.type}: completes`).toBe(true);
+    }
+  });
+
+  it('serves each type on a known work kind, with roles that name written files and request fields from CreateJobRequest', () => {
+    for (const def of defs) {
+      expect(WORK_KINDS).toContain(def.workKind);
+      for (const role of def.roles) {
+        expect(def.files[role.file], `${def.type}: role ${role.role}`).toBeDefined();
+        for (const file of Object.values(role.meta ?? {})) expect(def.files[file]).toBeDefined();
+      }
+      for (const field of Object.keys(def.request.shape)) expect(Object.keys(CreateJobRequest.shape)).toContain(field);
+    }
+  });
+});

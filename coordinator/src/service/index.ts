@@ -1,0 +1,12 @@
+/**
+ * The transport-neutral service layer: every call a caller can make, taking Credentials and
+ * returning plain results (with a payment receipt where one was taken). Errors are AppError
+ * (shared/src/failures.ts classifies them) or the payment gate's PaymentRequiredError /
+ * PaymentProblem. REST (http/routes), MCP and tRPC only map these to their wire.
+ */
+export type { Credentials } from './credentials.ts';
+export type { Served } from './job-calls.ts';
+export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
+export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';
+export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';
+export { createSessionCall, currentSessionCall } from './session-calls.ts';

@@ -1,0 +1,53 @@
+import type { CreateJobRequest, CreateJobResponse, Job } from '@cutroom/shared/api';
+import type { Ctx } from '../context.ts';
+import { createJob } from '../jobs/create-job.ts';
+import { describeJob } from '../jobs/job-view.ts';
+import { payIfDue } from '../jobs/pay-job.ts';
+import { processJob } from '../jobs/process-job.ts';
+import { completeUpload, getUploadUrl, requireUploadJob } from '../jobs/upload.ts';
+import { checkoutFor } from '../payments/checkout.ts';
+import { jobCreatorOf, jobForGatedCall, ownedJob } from './caller.ts';
+import { paymentInputOf, type Credentials } from './credentials.ts';
+
+/** A result, with the payment receipt (protocol headers; empty when nothing was paid in this call). */
+export interface Served<T> {
+  value: T;
+  receipt: Record<string, string>;
+}
+
+/** Create a job of any available type (the type's definition decides fields, price and input). */
+export async function createJobCall(ctx: Ctx, creds: Credentials, req: CreateJobRequest): Promise<Served<CreateJobResponse>> {
+  const created = await createJob(ctx, await jobCreatorOf(ctx, creds), req);
+  return { value: created.body, receipt: created.receipt };
+}
+
+/** The job with fresh download URLs on its outputs. */
+export async function getJobCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Job> {
+  return describeJob(ctx, await ownedJob(ctx, creds, jobId));
+}
+
+/** A presigned upload URL; takes the payment first while the job is unpaid (402 without a credential). */
+export async function uploadUrlCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; upload_url: string }>> {
+  const job = await jobForGatedCall(ctx, creds, jobId);
+  requireUploadJob(job);
+  const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
+  return { value: await getUploadUrl(ctx, paid.job), receipt: paid.receipt };
+}
+
+/** Verifies the upload and queues the job; takes the payment first while the job is unpaid. */
+export async function completeUploadCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
+  const job = await jobForGatedCall(ctx, creds, jobId);
+  requireUploadJob(job);
+  const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
+  return { value: await completeUpload(ctx, paid.job), receipt: paid.receipt };
+}
+
+/** Starts a no-upload derivative. */
+export async function processCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<{ job_id: string; status: 'processing' }> {
+  return processJob(await ownedJob(ctx, creds, jobId));
+}
+
+/** The job's hosted card checkout, created on first use. */
+export async function checkoutCall(ctx: Ctx, creds: Credentials, jobId: string) {
+  return checkoutFor(ctx, await ownedJob(ctx, creds, jobId));
+}

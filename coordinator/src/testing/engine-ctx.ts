@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCoordinatorConfig } from '../config.ts';
+import type { Ctx } from '../context.ts';
+import { openDatabase } from '../db/database.ts';
+import { agents, jobs, type JobRow } from '../db/schema.ts';
+import { createManualClock } from '../lib/clock.ts';
+import { createLogger } from '../lib/logger.ts';
+import { createBilling } from '../payments/billing.ts';
+import { LocalBlobStore } from '../storage/local-blob-store.ts';
+import { eq } from 'drizzle-orm';
+
+export type EngineCtx = Ctx & {
+  clock: ReturnType<typeof createManualClock>;
+  /** How often the outbox relay was woken, and which attempts were told to stop. */
+  notified: { outbox: number; cancelled: string[] };
+  close(): Promise<void>;
+};
+
+/**
+ * A coordinator's service context for engine tests: PGlite in memory (the real migrations), a
+ * local blob store in a temporary folder, billing off, a silent logger and the manual clock, so
+ * leases and retention are moved by `clock.advance` instead of waited for. No HTTP, no NATS.
+ */
+export async function createEngineCtx(env: Record<string, string> = {}): Promise<EngineCtx> {
+  const dir = mkdtempSync(join(tmpdir(), 'cutroom-engine-'));
+  const config = loadCoordinatorConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LEASE_MS: '30000', ...env });
+  const clock = createManualClock(new Date('2026-11-01T00:00:00Z'));
+  const database = await openDatabase({ pgliteDir: 'memory://' });
+  const blobs = new LocalBlobStore({ root: join(dir, 'blobs'), publicBaseUrl: config.publicBaseUrl, signingSecret: 'engine-test-signing-secret', maxUploadBytes: config.UPLOAD_MAX_BYTES, clock: () => clock.now().getTime() });
+  await blobs.ensureReady();
+  const notified = { outbox: 0, cancelled: [] as string[] };
+  return {
+    db: database.db, blobs, clock, config, logger: createLogger('silent'), billing: createBilling(config, clock),
+    notifyOutbox: () => void notified.outbox++,
+    cancelAttempt: (id) => void notified.cancelled.push(id),
+    notified,
+    async close() {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Registers an agent as the claim's liveness check sees it (work kinds, last seen now). */
+export async function addAgent(ctx: EngineCtx, id: string, kinds: string[] = ['transcribe']): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.insert(agents).values({ id, capabilities: { work_kinds: kinds }, registeredAt: now, lastSeenAt: now })
+    .onConflictDoUpdate({ target: agents.id, set: { lastSeenAt: now } });
+}
+
+export async function jobRow(ctx: EngineCtx, id: string): Promise<JobRow> {
+  const [row] = await ctx.db.select().from(jobs).where(eq(jobs.id, id)).limit(1);
+  if (!row) throw new Error(`no job ${id}`);
+  return row;
+}
+
+/** A session and a transcribe job whose (fake) upload is stored and completed: queued for an agent. */
+export async function queueTranscribeJob(ctx: EngineCtx, opts: { contentType?: string } = {}): Promise<{ jobId: string; token: string }> {
+  const { createSessionCall, createJobCall, completeUploadCall } = await import('../service/index.ts');
+  const session = await createSessionCall(ctx);
+  const creds = { bearer: session.session_token, authorization: `Bearer ${session.session_token}`, paymentSignature: undefined, resourceUrl: 'http://test/' };
+  const contentType = opts.contentType ?? 'audio/wav';
+  const created = await createJobCall(ctx, creds, { job_type: 'transcribe', filename: 'talk.wav', content_type: contentType });
+  await ctx.blobs.put(`jobs/${created.value.job_id}/source`, Buffer.from('RIFF not really a wav'), contentType);
+  await completeUploadCall(ctx, creds, created.value.job_id);
+  return { jobId: created.value.job_id, token: session.session_token };
+}

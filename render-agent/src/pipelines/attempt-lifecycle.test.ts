@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { CompleteRequest } from '@cutroom/proto';
+import { loadAgentConfig } from '../config.ts';
+import { AttemptAbortedError, PipelineError, StaleAttemptError } from '../errors.ts';
+import { createManualClock } from '../manual-clock.ts';
+import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import type { PipelineContext } from './pipeline.ts';
+
+const workDir = mkdtempSync(path.join(tmpdir(), 'cutroom-lifecycle-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const assignment = {
+  v: 1 as const, job_type: 'transcribe' as const, kind: 'transcribe' as const, lease_ms: 30_000, outputs: {},
+  job_id: '0190a5a0-0000-7000-8000-000000000001', attempt_id: '0190a5a0-0000-7000-8000-000000000002',
+  source: { get_url: 'http://127.0.0.1:1/source', content_type: 'audio/wav', size: null },
+  params: { language: null, model: 'tiny.en' },
+};
+const fence = { v: 1 as const, job_id: assignment.job_id, attempt_id: assignment.attempt_id, agent_id: 'a1' };
+const done: CompleteRequest = {
+  ...fence, job_type: 'transcribe', language: 'en', outputs: [{ name: 'transcript_srt', bytes: 10 }],
+  media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' },
+};
+
+function setup() {
+  const logs: Record<string, unknown>[] = [];
+  const client = { stage: vi.fn(), heartbeat: vi.fn(), complete: vi.fn().mockResolvedValue(undefined), fail: vi.fn().mockResolvedValue(undefined) };
+  const progress = { report: vi.fn(), flush: vi.fn(), close: vi.fn() };
+  const clock = createManualClock();
+  const ctx: PipelineContext = {
+    config: { ...loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222', AGENT_ID: 'a1' }), workDir },
+    whisper: { device: 'cpu', computeType: 'int8' },
+    client, fence, progress,
+    logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
+    clock,
+  };
+  const dir = path.join(workDir, assignment.attempt_id);
+  return { ctx, client, progress, logs, dir, clock };
+}
+
+describe('runAttemptLifecycle', () => {
+  it('completes with what the work returns, logs its duration on the clock, and cleans up', async () => {
+    const { ctx, client, progress, logs, dir, clock } = setup();
+    const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async (d) => {
+      expect(d).toBe(dir);
+      expect(existsSync(d)).toBe(true);
+      await clock.advance(1_234);
+      return done;
+    });
+    expect(outcome).toBe('completed');
+    expect(client.complete).toHaveBeenCalledWith(done, expect.any(AbortSignal));
+    expect(client.fail).not.toHaveBeenCalled();
+    expect(logs.find((l) => l.msg === 'attempt completed')).toMatchObject({ duration_ms: 1_234, outputs: done.outputs });
+    expect(progress.close).toHaveBeenCalledOnce();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('fails with the pipeline error code and its message', async () => {
+    const { ctx, client, dir } = setup();
+    const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new PipelineError('media_no_audio', 'the file has no audio track');
+    });
+    expect(outcome).toBe('failed');
+    expect(client.fail).toHaveBeenCalledWith({ ...fence, code: 'media_no_audio', message: 'the file has no audio track' }, expect.any(AbortSignal));
+    expect(client.complete).not.toHaveBeenCalled();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('reports anything unclassified as internal', async () => {
+    const { ctx, client } = setup();
+    await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new TypeError('boom');
+    });
+    expect(client.fail).toHaveBeenCalledWith(expect.objectContaining({ code: 'internal', message: 'render-agent internal error: boom' }), expect.any(AbortSignal));
+  });
+
+  it('stops without reporting when aborted, or when the coordinator says the attempt is stale', async () => {
+    const { ctx, client, progress, dir } = setup();
+    const ac = new AbortController();
+    const aborted = await runAttemptLifecycle(assignment, ac.signal, ctx, async () => {
+      ac.abort(new AttemptAbortedError('cancelled', 'cancel message received'));
+      throw ac.signal.reason;
+    });
+    const stale = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new StaleAttemptError('attempt superseded');
+    });
+    expect([aborted, stale]).toEqual(['aborted', 'aborted']);
+    expect(client.fail).not.toHaveBeenCalled();
+    expect(client.complete).not.toHaveBeenCalled();
+    expect(progress.close).toHaveBeenCalledTimes(2);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('counts a fail call refused as stale as aborted, not as a crash', async () => {
+    const { ctx, client } = setup();
+    client.fail.mockRejectedValueOnce(new StaleAttemptError('attempt superseded'));
+    const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new PipelineError('tool_failed', 'ffmpeg crashed');
+    });
+    expect(outcome).toBe('aborted');
+  });
+});

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * The one failure taxonomy, in two halves that every transport and both processes read:
+ *
+ * - ErrorCode: why a call was refused (nothing started, nothing charged). The service layer
+ *   throws these; REST answers `status` with `{error}`, MCP and tRPC answer JSON-RPC `rpc`.
+ * - FailureCode: why a job (or one attempt of it) ended badly, as reported by an agent or decided
+ *   by the coordinator. `blame` picks the caller-facing message, `retryable` decides whether
+ *   another attempt runs (up to MAX_ATTEMPTS), `refund` whether the charge goes back. `status` and
+ *   `rpc` are what a transport answers when it reports a failed job as a call error (a one-call
+ *   product that waits for its job).
+ *
+ * JSON-RPC codes: -32602 invalid params and -32603 internal error are JSON-RPC's own; -32042
+ * (payment required) and -32043 (payment verification failed) are the MPP transport's; the rest
+ * are ours, in the server range -32000..-32099, as -32000 - (HTTP status - 400) where one fits.
+ */
+export const ErrorCode = z.enum([
+  'invalid_request', 'invalid_format', 'wrong_endpoint', 'upload_missing', 'unsupported_media', 'not_implemented_job_type',
+  'unauthenticated', 'payment_required', 'payment_invalid', 'forbidden', 'not_found', 'conflict', 'stale_attempt',
+  'payload_too_large', 'unavailable', 'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+export interface ErrorClass {
+  status: number;
+  rpc: number;
+  /** The same call may succeed if repeated unchanged (transports add Retry-After / a hint). */
+  retryable: boolean;
+}
+
+export const ERRORS: Readonly<Record<ErrorCode, ErrorClass>> = {
+  invalid_request: { status: 400, rpc: -32602, retryable: false },
+  invalid_format: { status: 400, rpc: -32602, retryable: false },
+  wrong_endpoint: { status: 400, rpc: -32602, retryable: false },
+  upload_missing: { status: 400, rpc: -32602, retryable: false },
+  unsupported_media: { status: 400, rpc: -32602, retryable: false },
+  not_implemented_job_type: { status: 400, rpc: -32602, retryable: false },
+  unauthenticated: { status: 401, rpc: -32001, retryable: false },
+  payment_required: { status: 402, rpc: -32042, retryable: false },
+  payment_invalid: { status: 402, rpc: -32043, retryable: false },
+  forbidden: { status: 403, rpc: -32003, retryable: false },
+  not_found: { status: 404, rpc: -32004, retryable: false },
+  conflict: { status: 409, rpc: -32009, retryable: false },
+  stale_attempt: { status: 409, rpc: -32009, retryable: false },
+  payload_too_large: { status: 413, rpc: -32013, retryable: false },
+  unavailable: { status: 503, rpc: -32053, retryable: true },
+  internal: { status: 500, rpc: -32603, retryable: true },
+};
+
+/** The failure codes an agent may send in `fail` (proto FailRequest). */
+const AGENT_FAILURES = ['media_invalid', 'media_no_audio', 'media_too_long', 'source_unavailable', 'output_upload_failed', 'tool_failed', 'internal'] as const;
+/** The ones only the coordinator decides. */
+const COORDINATOR_FAILURES = ['media_kind_mismatch', 'lease_expired', 'attempts_exhausted'] as const;
+
+export const FailureCode = z.enum([...AGENT_FAILURES, ...COORDINATOR_FAILURES]);
+export type FailureCode = z.infer<typeof FailureCode>;
+
+export interface FailureClass {
+  /** Who may name this failure: an agent in its `fail` call, or the coordinator itself. */
+  reporter: 'agent' | 'coordinator';
+  /** user: the input is at fault, and the detail is shown as it is; system: ours, the detail is logged, not shown. */
+  blame: 'user' | 'system';
+  /** Another attempt (on another agent where one can take it) may succeed. */
+  retryable: boolean;
+  /** A job that ends with this failure is paid back. The spec: every failed job is refunded. */
+  refund: boolean;
+  status: number;
+  rpc: number;
+}
+
+const userFault = { blame: 'user', retryable: false, refund: true, status: 422, rpc: -32022 } as const;
+const ourFault = { blame: 'system', retryable: true, refund: true, status: 502, rpc: -32050 } as const;
+
+export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
+  media_invalid: { reporter: 'agent', ...userFault },
+  media_no_audio: { reporter: 'agent', ...userFault },
+  media_too_long: { reporter: 'agent', ...userFault },
+  source_unavailable: { reporter: 'agent', ...ourFault },
+  output_upload_failed: { reporter: 'agent', ...ourFault },
+  tool_failed: { reporter: 'agent', ...ourFault },
+  internal: { reporter: 'agent', ...ourFault },
+  media_kind_mismatch: { reporter: 'coordinator', ...userFault },
+  lease_expired: { reporter: 'coordinator', ...ourFault },
+  attempts_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },
+};
+
+export const AgentFailureCode = FailureCode.extract(AGENT_FAILURES);
+export type AgentFailureCode = z.infer<typeof AgentFailureCode>;
+
+/**
+ * What the caller reads in error_message. User-blamed failures show the detail (it says what is
+ * wrong with their file); ours never leak internals and say the job was refunded.
+ */
+export function failureMessage(code: FailureCode, detail: string): string {
+  if (FAILURES[code].blame === 'user') return detail;
+  if (code === 'attempts_exhausted') return `processing did not finish (${detail}); the job was refunded, please try again`;
+  return `processing failed on our side (${code}); the job was refunded, please try again`;
+}
+
+/** Whether a failed attempt with this code runs again, given how many attempts were made. */
+export const shouldRetry = (code: FailureCode, attempts: number, maxAttempts: number): boolean =>
+  FAILURES[code].retryable && attempts < maxAttempts;
