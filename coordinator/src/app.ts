@@ -2,8 +2,10 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Ctx } from './context.ts';
-import { installErrorHandler } from './http/error-handler.ts';
+import { installDeclaredResponses } from './http/declared-responses.ts';
+import { answerClientError, answerFrameworkError, installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installTextGuard } from './http/text-guard.ts';
 import { agentRoutes } from './http/routes/agents.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { annotatePaidOperations } from './payments/discovery.ts';
@@ -33,10 +35,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // JSON bodies are small (the largest, an edit transcript, is capped at 256 KB).
     bodyLimit: 1024 * 1024,
     trustProxy: true,
+    // Router and connection errors answer the spec's {error} (an over-long path parameter is a 400, not a 414).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installDeclaredResponses(app);
+  installTextGuard(app); // before idempotency: a refused request is never stored as an answer
   installIdempotency(app, { db: deps.ctx.db, clock: deps.ctx.clock });
 
   await app.register(fastifySwagger, {

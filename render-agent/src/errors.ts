@@ -29,11 +29,19 @@ export class CoordinatorError extends Error {
   }
 }
 
+/**
+ * Text the coordinator can store: tool output may carry NUL bytes or broken UTF-16, which the
+ * coordinator refuses with a 400 that `fail` would not retry. Capped at the protocol's 2000 chars.
+ */
+export function storableMessage(text: string): string {
+  return text.replaceAll('\u0000', '').slice(0, 2000).toWellFormed();
+}
+
 /** Turns whatever reached the pipeline's top into a code and a message for `fail`. */
 export function classifyFailure(err: unknown): { code: AgentFailureCode; message: string } {
-  if (err instanceof PipelineError) return { code: err.code, message: err.message };
+  if (err instanceof PipelineError) return { code: err.code, message: storableMessage(err.message) };
   const detail = err instanceof Error ? err.message : String(err);
-  return { code: 'internal', message: `render-agent internal error: ${detail}`.slice(0, 2000) };
+  return { code: 'internal', message: storableMessage(`render-agent internal error: ${detail}`) };
 }
 
 /**

@@ -73,6 +73,9 @@ export const PAYMENT_REQUIRED_SCHEMA = {
   },
 };
 
+/** problem+json of a refused payment method (400). */
+const PAYMENT_PROBLEM_400_SCHEMA = { ...PAYMENT_REQUIRED_SCHEMA, properties: { ...PAYMENT_REQUIRED_SCHEMA.properties, status: { type: 'number', const: 400 } } };
+
 /** Adds `x-payment-info` and a declared 402 to every paid operation of the generated document. */
 export function annotatePaidOperations(doc: { paths?: Record<string, Record<string, any>> }, billing: Billing): void {
   if (!billing.enabled || !doc.paths) return;
@@ -80,8 +83,11 @@ export function annotatePaidOperations(doc: { paths?: Record<string, Record<stri
     const operation = doc.paths[op.path]?.[op.method];
     if (!operation) continue;
     operation['x-payment-info'] = paymentInfo(billing, op.product);
+    const badRequest = operation.responses?.['400'] ?? { description: 'Bad request' };
     operation.responses = {
       ...operation.responses,
+      // A payment method we do not take is a 400 in the payment problem format (draft-httpauth-payment).
+      400: { ...badRequest, content: { ...badRequest.content, 'application/problem+json': { schema: PAYMENT_PROBLEM_400_SCHEMA } } },
       402: {
         description: 'Payment required: answer one `WWW-Authenticate: Payment` challenge (MPP) or the `PAYMENT-REQUIRED` offer (x402 v2) and repeat the call',
         headers: {

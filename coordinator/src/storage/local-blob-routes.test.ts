@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerLocalBlobRoutes } from './local-blob-routes.ts';
@@ -182,5 +183,18 @@ describe('GET /blobs/*', () => {
     const res = await app.inject({ method: 'GET', url: await getUrl('jobs/none/source') });
     expect(res.statusCode).toBe(404);
     expect(res.json().error).toContain('does not exist');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('does not list the blob routes: presigned URLs are handed out by the API, not part of it', async () => {
+    const withDoc = Fastify();
+    await withDoc.register(fastifySwagger, { openapi: { openapi: '3.1.0', info: { title: 't', version: '1' } } });
+    withDoc.get('/visible', async () => ({}));
+    registerLocalBlobRoutes(withDoc, store);
+    await withDoc.ready();
+    const doc = withDoc.swagger() as unknown as { paths: Record<string, unknown> };
+    expect(Object.keys(doc.paths)).toEqual(['/visible']);
+    await withDoc.close();
   });
 });

@@ -29,9 +29,16 @@ export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async
     return sendError(reply, status, status >= 500 ? 'internal error while serving the blob; retry later' : err.message);
   });
 
+  // Not part of the public API, so hidden from /openapi.json: these are presigned URLs (as S3's
+  // are), handed out by the API already signed, never composed by callers. Their statuses:
+  // 200/206 bytes, 400 invalid key / Content-Type, 403 bad or expired signature, 404 no blob,
+  // 413 too large, 416 range outside the blob. @fastify/swagger would otherwise list them with
+  // a lone 200 and a path parameter named `*`.
+  const hidden = { schema: { hide: true } };
+
   // HEAD is declared, not left to fastify's automatic HEAD route: that one would read the whole
   // file just to discard it (players HEAD multi-GB media).
-  scope.route({ method: ['GET', 'HEAD'], url: '/blobs/*', handler: serveBlob });
+  scope.route({ method: ['GET', 'HEAD'], url: '/blobs/*', ...hidden, handler: serveBlob });
 
   async function serveBlob(req: FastifyRequest, reply: FastifyReply) {
     const key = keyOf(req);
@@ -69,7 +76,7 @@ export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async
     return reply.send(handle.createReadStream({ start, end }));
   }
 
-  scope.put('/blobs/*', async (req, reply) => {
+  scope.put('/blobs/*', hidden, async (req, reply) => {
     const key = keyOf(req);
     // Refusing before the body is read: close the connection so the client stops sending.
     const refuse = (status: number, message: string) => sendError(reply.header('connection', 'close'), status, message);

@@ -21,7 +21,14 @@ export const outputRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { c
       // Validated by the service so an unknown format gets the spec's 400 with the list of formats.
       querystring: z.object({ format: z.string().optional() }),
       response: {
-        200: z.union([DownloadUrlResponse, TranscriptV2, TranscriptV1, z.string()]),
+        200: {
+          description: 'A presigned URL (no format, or srt) or the transcript inline in the asked format',
+          content: {
+            'application/json': { schema: z.union([DownloadUrlResponse, TranscriptV2, TranscriptV1]) },
+            'text/plain': { schema: z.string().describe('format=txt') },
+            'text/vtt': { schema: z.string().describe('format=vtt') },
+          },
+        },
         ...errors,
       },
     },
