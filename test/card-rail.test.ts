@@ -3,7 +3,7 @@
 // holds, refunds, and how failures are classified.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../coordinator/src/lib/app-error.ts';
 import { createManualClock } from '../coordinator/src/lib/clock.ts';

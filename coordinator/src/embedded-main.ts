@@ -15,7 +15,8 @@ import { startCoordinator } from './server.ts';
 const config = loadCoordinatorConfig();
 const secrets = loadOrCreateSecrets(config.DATA_DIR, { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
 let nats: NatsChild | undefined;
-const natsUrl = config.NATS_URL ?? (nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') })).url;
+if (!config.NATS_URL) nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') });
+const natsUrl = config.NATS_URL ?? nats!.url;
 const coordinator = await startCoordinator(config, secrets, { natsUrl });
 const agents: AgentChild[] = [];
 for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {

@@ -58,7 +58,10 @@ const ROUTE_DECLARED: Record<number, string> = {
 const describedCache = new Map<string, z.ZodType>();
 function described(description: string): z.ZodType {
   let schema = describedCache.get(description);
-  if (!schema) describedCache.set(description, (schema = ErrorResponse.describe(description)));
+  if (!schema) {
+    schema = ErrorResponse.describe(description);
+    describedCache.set(description, schema);
+  }
   return schema;
 }
 

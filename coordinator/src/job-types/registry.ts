@@ -1,5 +1,5 @@
 import type { WorkKind } from '@cutroom/proto';
-import { availableJobTypes, JobType, JOB_TYPES } from '@cutroom/shared/job-types';
+import { availableJobTypes, type JobType, JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
 import { transcribe } from './transcribe.ts';

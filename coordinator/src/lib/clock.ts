@@ -7,7 +7,12 @@ export const systemClock: Clock = { now: () => new Date() };
 /** A clock tests can advance by hand. */
 export function createManualClock(start = new Date('2026-01-01T00:00:00Z')): Clock & { advance(ms: number): void } {
   let t = start.getTime();
-  return { now: () => new Date(t), advance: (ms) => void (t += ms) };
+  return {
+    now: () => new Date(t),
+    advance: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 export const addMs = (d: Date, ms: number): Date => new Date(d.getTime() + ms);

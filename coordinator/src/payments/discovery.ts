@@ -77,7 +77,14 @@ export const PAYMENT_REQUIRED_SCHEMA = {
 const PAYMENT_PROBLEM_400_SCHEMA = { ...PAYMENT_REQUIRED_SCHEMA, properties: { ...PAYMENT_REQUIRED_SCHEMA.properties, status: { type: 'number', const: 400 } } };
 
 /** Adds `x-payment-info` and a declared 402 to every paid operation of the generated document. */
-export function annotatePaidOperations(doc: { paths?: Record<string, Record<string, any>> }, billing: Billing): void {
+/** The parts of a generated OpenAPI operation this file writes. */
+interface OpenApiOperation {
+  'x-payment-info'?: unknown;
+  responses?: Record<string, { description?: string; content?: Record<string, unknown>; [k: string]: unknown }>;
+  [k: string]: unknown;
+}
+
+export function annotatePaidOperations(doc: { paths?: Record<string, Record<string, OpenApiOperation>> }, billing: Billing): void {
   if (!billing.enabled || !doc.paths) return;
   for (const op of PAID_OPERATIONS) {
     const operation = doc.paths[op.path]?.[op.method];

@@ -5,6 +5,7 @@
  * quoted ASCII fallback, current browsers prefer the RFC 5987 form with the real name.
  */
 export function formatAttachmentDisposition(filename: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what must go from a header value
   const cleaned = filename.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[\\/]/g, '_').trim();
   const name = cleaned.length > 0 ? cleaned : 'download';
   // Quotes and backslashes would end or escape the quoted-string; non-ASCII is not allowed there.

@@ -1,5 +1,6 @@
 // File-system mechanics of the local store: atomic writes, size-capped streaming, tidy folders.
 import { randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -75,7 +76,7 @@ export async function pruneEmptyDirs(root: string, dir: string): Promise<void> {
 
 /** Every stored object below `dir`, as keys relative to root ('/'-separated). */
 export async function listKeysUnder(root: string, dir: string): Promise<string[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
   } catch (err) {

@@ -40,7 +40,7 @@ export async function handleWakeup(msg: JsMsg, deps: WakeupDeps): Promise<Attemp
     return 'malformed';
   }
   const { job_id } = parsed.data;
-  let claim;
+  let claim: Awaited<ReturnType<WakeupDeps['client']['claim']>>;
   try {
     claim = await deps.client.claim({ v: PROTOCOL_VERSION, job_id, agent_id: deps.config.agentId }, deps.stopSignal);
   } catch (err) {

@@ -6,7 +6,7 @@ const segment = {
   words: [{ start: 0, end: 0.5, word: 'Hello', probability: 0.9 }, { start: 0.5, end: 1.2, word: 'there.', probability: 0.8 }],
 };
 const stream = [{ type: 'info', language: 'en', duration: 2 }, segment, { type: 'progress', fraction: 0.6 }, { type: 'done' }]
-  .map((e) => JSON.stringify(e) + '\n')
+  .map((e) => `${JSON.stringify(e)}\n`)
   .join('');
 
 describe('createLineSplitter + parseWhisperLine', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AttemptAbortedError, StaleAttemptError } from '../errors.ts';
+import { type AttemptAbortedError, StaleAttemptError } from '../errors.ts';
 import { createManualClock } from '../manual-clock.ts';
 import { startLeaseKeeper, type LeaseKeeperOptions } from './lease-keeper.ts';
 
@@ -15,7 +15,10 @@ function setup(heartbeat: LeaseKeeperOptions['heartbeat']) {
     leaseMs: 30_000,
     heartbeat,
     working,
-    subscribeCancel: (fn) => ((cancel = fn), unsubscribe),
+    subscribeCancel: (fn) => {
+      cancel = fn;
+      return unsubscribe;
+    },
     abort: (r) => aborts.push(r),
     clock,
   });

@@ -55,7 +55,8 @@ function assign(root: FormObject, segments: string[], value: string, fullKey: st
     const existing = slots[key];
     if (typeof existing === 'string') throw new FormParseError(`Conflicting values for ${fullKey}`);
     // Create the container the next segment needs: an array for an index, as qs does.
-    node = existing ?? (slots[key] = isIndex(segments[i + 1] as string) ? [] : {});
+    if (existing === undefined) slots[key] = isIndex(segments[i + 1] as string) ? [] : {};
+    node = slots[key] as Container;
   }
   const key = slotKey(node, segments[segments.length - 1] as string, fullKey);
   const slots = node as Record<string | number, FormValue | undefined>;

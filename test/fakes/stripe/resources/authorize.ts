@@ -85,7 +85,7 @@ export function authorize(ctx: FakeContext, pi: PaymentIntent, funding: Funding)
   ctx.state.charges.set(charge.id, charge);
   pi.latest_charge = charge.id;
   pi.payment_method = paymentMethod;
-  if (decline) return refuse(ctx, pi, charge, decline);
+  if (decline) refuse(ctx, pi, charge, decline);
 
   if (funding.kind === 'spt') {
     funding.token.amountUsed += pi.amount;
