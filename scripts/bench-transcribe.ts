@@ -19,7 +19,11 @@ const root = resolve(import.meta.dirname, '..');
 const repeats = Number(process.argv[2] ?? 8);
 const work = mkdtempSync(join(tmpdir(), 'cutroom-bench-'));
 const audio = join(work, 'speech.wav');
-await concatWavs(librivoxUtterances().map((u) => u.file), audio, repeats);
+await concatWavs(
+  librivoxUtterances().map((u) => u.file),
+  audio,
+  repeats,
+);
 const { stdout: dur } = await execa('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', audio]);
 console.log(`input: ${Number(dur).toFixed(1)} s of LibriVox speech (16 kHz WAV), model tiny.en, cpu int8`);
 
@@ -34,17 +38,28 @@ const nats = await startNatsServer({ storeDir: join(work, 'nats') });
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
 const secrets = { agentToken: 'bench-agent-token-0123456789', urlSigningSecret: 'bench-url-secret-0123456789' };
 const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
-const agent = startAgentChild({ id: 'bench-agent', coordinatorUrl: coordinator.url, natsUrl: nats.url, agentToken: secrets.agentToken, env: { LOG_LEVEL: 'warn' } });
+const agent = startAgentChild({
+  id: 'bench-agent',
+  coordinatorUrl: coordinator.url,
+  natsUrl: nats.url,
+  agentToken: secrets.agentToken,
+  env: { LOG_LEVEL: 'warn' },
+});
 const api = apiClient(coordinator.url);
 await new Promise((r) => setTimeout(r, 3000)); // let the agent announce itself before the clock starts
 const token = await api.newSession();
 console.log('service: POST /jobs → upload → complete-upload → poll until completed');
 const t0 = performance.now();
 const id = await api.submitTranscribe(token, audio, 'speech.wav', 'audio/wav');
-const job = await api.waitForJob(token, id, (j) => {
-  if (j.progress) bar(j.progress.fraction, j.progress.stage);
-  return ['completed', 'failed'].includes(j.status);
-}, 30 * 60_000);
+const job = await api.waitForJob(
+  token,
+  id,
+  (j) => {
+    if (j.progress) bar(j.progress.fraction, j.progress.stage);
+    return ['completed', 'failed'].includes(j.status);
+  },
+  30 * 60_000,
+);
 const serviceSeconds = (performance.now() - t0) / 1000;
 bar(1, job.status);
 process.stdout.write('\n');
@@ -55,8 +70,12 @@ await nats.stop();
 
 // --- the raw tool on the same file -----------------------------------------------------------
 console.log('raw: faster-whisper WhisperModel.transcribe on the same file (model load included)');
-const raw = await execa(join(root, '.venv/bin/python'), [join(root, 'scripts/bench/raw_whisper.py'), audio, join(root, 'render-agent/python'), 'tiny.en'], { env: { HF_HUB_OFFLINE: '1' } });
+const raw = await execa(join(root, '.venv/bin/python'), [join(root, 'scripts/bench/raw_whisper.py'), audio, join(root, 'render-agent/python'), 'tiny.en'], {
+  env: { HF_HUB_OFFLINE: '1' },
+});
 const rawSeconds = (JSON.parse(raw.stdout) as { seconds: number }).seconds;
 
-console.log(`\nservice: ${serviceSeconds.toFixed(2)} s   raw faster-whisper: ${rawSeconds.toFixed(2)} s   ratio service/raw: ${(serviceSeconds / rawSeconds).toFixed(2)}`);
+console.log(
+  `\nservice: ${serviceSeconds.toFixed(2)} s   raw faster-whisper: ${rawSeconds.toFixed(2)} s   ratio service/raw: ${(serviceSeconds / rawSeconds).toFixed(2)}`,
+);
 rmSync(work, { recursive: true, force: true });

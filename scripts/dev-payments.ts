@@ -17,10 +17,20 @@ const webhookSecret = 'whsec_dev_cutroom_0123456789';
 stripe.addWebhookEndpoint({ url: `${base}/api/v1/webhooks/card`, secret: webhookSecret });
 const env = {
   PAYMENT_CHALLENGE_SECRET: 'dev-challenge-secret-0123456789abcdef',
-  CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_ID: String(anvil.chainId), CHAIN_TOKEN_ADDRESS: token, CHAIN_RELAYER_KEY: relayer!.privateKey,
-  CARD_SECRET_KEY: stripe.secretKey, CARD_WEBHOOK_SECRET: webhookSecret, CARD_API_BASE: stripe.url, CARD_NETWORK_ID: 'profile_dev',
+  CHAIN_RPC_URL: anvil.rpcUrl,
+  CHAIN_ID: String(anvil.chainId),
+  CHAIN_TOKEN_ADDRESS: token,
+  CHAIN_RELAYER_KEY: relayer!.privateKey,
+  CARD_SECRET_KEY: stripe.secretKey,
+  CARD_WEBHOOK_SECRET: webhookSecret,
+  CARD_API_BASE: stripe.url,
+  CARD_NETWORK_ID: 'profile_dev',
 };
-console.log(Object.entries(env).map(([k, v]) => `export ${k}=${v}`).join('\n'));
+console.log(
+  Object.entries(env)
+    .map(([k, v]) => `export ${k}=${v}`)
+    .join('\n'),
+);
 console.log(`# payer: ${payer!.address} (key ${payer!.privateKey}), 100 test USDC`);
 console.log(`# pay a hosted checkout: curl -X POST ${stripe.url}/__fake/checkout/sessions/<cs_id>/pay`);
 await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));

@@ -19,10 +19,16 @@ describe('agent killed mid-job', () => {
   const audio = join(work, 'long.wav');
 
   beforeAll(async () => {
-    await concatWavs(librivoxUtterances().map((u) => u.file), audio, 4);
+    await concatWavs(
+      librivoxUtterances().map((u) => u.file),
+      audio,
+      4,
+    );
     stack = await startStack({ storage: 's3', agents: 0, leaseMs: 3000, sweepMs: 500 });
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('is taken over by another agent after the lease expires, once', async () => {
     const { api, coordinator } = stack;
@@ -43,15 +49,25 @@ describe('agent killed mid-job', () => {
     expect(job.payment_status).toBe('paid');
 
     const attempts = await db.select().from(jobAttempts).where(eq(jobAttempts.jobId, id)).orderBy(asc(jobAttempts.startedAt));
-    expect(attempts.map((a) => [a.agentId, a.outcome])).toEqual([['doomed-agent', 'lease_expired'], ['rescuer-agent', 'completed']]);
+    expect(attempts.map((a) => [a.agentId, a.outcome])).toEqual([
+      ['doomed-agent', 'lease_expired'],
+      ['rescuer-agent', 'completed'],
+    ]);
     const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, id));
     expect(events.map((e) => e.reason)).toContain('lease expired');
 
     expect(await db.select().from(jobOutputs).where(eq(jobOutputs.jobId, id))).toHaveLength(1);
-    const s3 = new S3Client({ endpoint: stack.s3!.endpoint, region: stack.s3!.region, forcePathStyle: true, credentials: { accessKeyId: stack.s3!.accessKeyId, secretAccessKey: stack.s3!.secretAccessKey } });
+    const s3 = new S3Client({
+      endpoint: stack.s3!.endpoint,
+      region: stack.s3!.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: stack.s3!.accessKeyId, secretAccessKey: stack.s3!.secretAccessKey },
+    });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: stack.s3!.bucket, Prefix: `jobs/${id}/` }));
     expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([
-      `jobs/${id}/outputs/transcript_srt`, `jobs/${id}/outputs/transcript_words`, `jobs/${id}/source`,
+      `jobs/${id}/outputs/transcript_srt`,
+      `jobs/${id}/outputs/transcript_words`,
+      `jobs/${id}/source`,
     ]);
 
     // The dead agent's fence is refused: a late call from it changes nothing.

@@ -17,7 +17,9 @@ describe('API fuzzing (schemathesis, /openapi.json)', () => {
     stack = await startStack({ storage: 'local', agents: 1 });
     seed = await seedFuzzData(stack);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('refuses NUL and invalid text with 400 {error} before it reaches Postgres', async () => {
     const { url } = stack.coordinator;
@@ -26,7 +28,11 @@ describe('API fuzzing (schemathesis, /openapi.json)', () => {
       return { status: res.status, body: (await res.json()) as { error?: unknown } };
     };
     // The tracker's case: it used to reach Postgres and answer 500.
-    for (const path of ['/api/v1/checkout/complete?session_id=%00abc', '/api/v1/checkout/complete?session_id=%FF', '/api/v1/checkout/complete?session_id=%zz']) {
+    for (const path of [
+      '/api/v1/checkout/complete?session_id=%00abc',
+      '/api/v1/checkout/complete?session_id=%FF',
+      '/api/v1/checkout/complete?session_id=%zz',
+    ]) {
       const r = await get(path);
       expect(r.status, path).toBe(400);
       expect(r.body.error, path).toMatch(/query parameter "session_id"/);
@@ -35,10 +41,12 @@ describe('API fuzzing (schemathesis, /openapi.json)', () => {
     expect((await get(`/api/v1/jobs/${'1'.repeat(150)}`)).status).toBe(400); // was fastify's 414
 
     // A refused body is not stored under its Idempotency-Key: the same key then works.
-    const post = (body: string) => fetch(`${url}/api/v1/jobs`, {
-      method: 'POST', body,
-      headers: { authorization: `Bearer ${seed.token}`, 'content-type': 'application/json', 'idempotency-key': 'fuzz-nul-1' },
-    });
+    const post = (body: string) =>
+      fetch(`${url}/api/v1/jobs`, {
+        method: 'POST',
+        body,
+        headers: { authorization: `Bearer ${seed.token}`, 'content-type': 'application/json', 'idempotency-key': 'fuzz-nul-1' },
+      });
     const bad = await post('{"job_type":"transcribe","filename":"a\\u0000.mp3","content_type":"audio/mpeg"}');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/request body field "filename" contains a NUL/);

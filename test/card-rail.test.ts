@@ -62,7 +62,13 @@ const sptInput = (spt: string, amountCents: number, key: string) => ({
   metadata: { job_id: `job-${key}` },
 });
 const intent = (id: string) => fake.state.paymentIntents.get(id);
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: unknown) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: unknown) => e,
+  );
 
 describe('hosted checkout', () => {
   let sessionId: string;
@@ -72,10 +78,18 @@ describe('hosted checkout', () => {
     sessionId = created.id;
     expect(created.url).toBe(`${fake.url}/c/pay/${created.id}`);
     expect(await rail.getCheckout(created.id)).toEqual({
-      id: created.id, url: created.url, status: 'open', paymentStatus: 'unpaid', paymentIntentId: null, amountTotal: 450, jobId: 'job-42',
+      id: created.id,
+      url: created.url,
+      status: 'open',
+      paymentStatus: 'unpaid',
+      paymentIntentId: null,
+      amountTotal: 450,
+      jobId: 'job-42',
     });
     // A retried create with the same key is the same session.
-    expect((await rail.createCheckout({ jobId: 'job-42', amountCents: 450, description: 'Clips from video', idempotencyKey: 'checkout-job-42' })).id).toBe(created.id);
+    expect((await rail.createCheckout({ jobId: 'job-42', amountCents: 450, description: 'Clips from video', idempotencyKey: 'checkout-job-42' })).id).toBe(
+      created.id,
+    );
 
     const pay = await fetch(`${fake.url}/__fake/checkout/sessions/${created.id}/pay`, { method: 'POST' });
     const outcome = (await pay.json()) as { deliveries: Array<{ ok: boolean; status: number }>; payment_intent: { id: string } };
@@ -87,7 +101,12 @@ describe('hosted checkout', () => {
     const session = event.data.object as Stripe.Checkout.Session;
     expect(session).toMatchObject({ id: created.id, payment_status: 'paid', metadata: { job_id: 'job-42' }, amount_total: 450 });
 
-    expect(await rail.getCheckout(created.id)).toMatchObject({ status: 'complete', paymentStatus: 'paid', paymentIntentId: outcome.payment_intent.id, url: null });
+    expect(await rail.getCheckout(created.id)).toMatchObject({
+      status: 'complete',
+      paymentStatus: 'paid',
+      paymentIntentId: outcome.payment_intent.id,
+      url: null,
+    });
     expect(intent(outcome.payment_intent.id)).toMatchObject({ status: 'succeeded', amount_received: 450, metadata: { job_id: 'job-42' } });
   });
 

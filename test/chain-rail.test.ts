@@ -8,9 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { challengeNonce, createChainRail, type ChainRail, type Eip3009Authorization } from '../coordinator/src/payments/rails/chain-rail.ts';
 import { transferAuthorizationTypedData } from '../coordinator/src/payments/rails/eip3009.ts';
 import { PaymentProblem, type ProblemType } from '../coordinator/src/payments/types.ts';
-import {
-  deployTestUsdc, loadTestUsdcArtifact, mintUsdc, startAnvil, TEST_USDC_DOMAIN, waitFor, type AnvilFixture,
-} from './fixtures/index.ts';
+import { deployTestUsdc, loadTestUsdcArtifact, mintUsdc, startAnvil, TEST_USDC_DOMAIN, waitFor, type AnvilFixture } from './fixtures/index.ts';
 
 type Hex = `0x${string}`;
 const REALM = 'cutroom.test';
@@ -34,9 +32,13 @@ beforeAll(async () => {
   payerKey = payer.privateKey;
   strangerKey = stranger.privateKey;
   rail = createChainRail({
-    rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, tokenAddress: token,
-    tokenName: TEST_USDC_DOMAIN.name, tokenVersion: TEST_USDC_DOMAIN.version,
-    recipient: svc.address, relayerPrivateKey: svc.privateKey,
+    rpcUrl: anvil.rpcUrl,
+    chainId: anvil.chainId,
+    tokenAddress: token,
+    tokenName: TEST_USDC_DOMAIN.name,
+    tokenVersion: TEST_USDC_DOMAIN.version,
+    recipient: svc.address,
+    relayerPrivateKey: svc.privateKey,
   });
 });
 
@@ -50,8 +52,13 @@ async function authorize(fields: Partial<Omit<Eip3009Authorization, 'signature'>
   const nonce = challengeNonce(`ch_${++challengeCount}`, REALM);
   const now = Math.floor(Date.now() / 1000);
   const message = {
-    from: privateKeyToAccount(payerKey).address, to: service, value: String(PRICE),
-    validAfter: String(now - 60), validBefore: String(now + 600), nonce, ...fields,
+    from: privateKeyToAccount(payerKey).address,
+    to: service,
+    value: String(PRICE),
+    validAfter: String(now - 60),
+    validBefore: String(now + 600),
+    nonce,
+    ...fields,
   };
   const domain = { ...TEST_USDC_DOMAIN, chainId: anvil.chainId, verifyingContract: token };
   const signature = await privateKeyToAccount(signerKey).signTypedData(transferAuthorizationTypedData(domain, message));
@@ -63,7 +70,10 @@ async function balances() {
 }
 
 async function problemOf(p: Promise<unknown>): Promise<PaymentProblem> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof PaymentProblem)) throw new Error(`expected a PaymentProblem, got ${String(err)}`, { cause: err });
   // Payer-facing text never carries the node's address, calldata or raw revert data.
   expect(err.message).not.toContain(anvil.rpcUrl);
@@ -110,19 +120,28 @@ describe('chain rail on anvil + TestUSDC', () => {
     // authorization with a higher tip (no estimate) is what reaches the block first instead.
     const node = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
     const frontRunner = createWalletClient({
-      account: privateKeyToAccount(strangerKey), chain: { ...foundry, id: anvil.chainId }, transport: http(anvil.rpcUrl),
+      account: privateKeyToAccount(strangerKey),
+      chain: { ...foundry, id: anvil.chainId },
+      transport: http(anvil.rpcUrl),
     });
     const before = await balances();
     const { auth, expect: want } = await authorize();
     const { r, s, yParity } = parseSignature(auth.signature);
     await node.setAutomine(false);
     try {
-      const ours = rail.settle(auth, want).then(() => undefined, (e: unknown) => e);
+      const ours = rail.settle(auth, want).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       await waitFor(async () => (await node.getTxpoolStatus()).pending === 1, 10_000, { description: 'our relay pending' });
       await frontRunner.writeContract({
-        address: token, abi: loadTestUsdcArtifact().abi, functionName: 'transferWithAuthorization',
+        address: token,
+        abi: loadTestUsdcArtifact().abi,
+        functionName: 'transferWithAuthorization',
         args: [auth.from, auth.to, PRICE, BigInt(auth.validAfter), BigInt(auth.validBefore), auth.nonce, 27 + yParity, r, s],
-        gas: 200_000n, maxPriorityFeePerGas: parseGwei('50'), maxFeePerGas: parseGwei('500'),
+        gas: 200_000n,
+        maxPriorityFeePerGas: parseGwei('50'),
+        maxFeePerGas: parseGwei('500'),
       });
       await node.mine({ blocks: 1 });
       const err = await ours;
@@ -179,11 +198,19 @@ describe('chain rail on anvil + TestUSDC', () => {
     const [, svc] = anvil.accounts;
     const deadUrl = 'http://127.0.0.1:9/rpc?key=SECRET';
     const offline = createChainRail({
-      rpcUrl: deadUrl, chainId: anvil.chainId, tokenAddress: token, tokenName: TEST_USDC_DOMAIN.name,
-      tokenVersion: TEST_USDC_DOMAIN.version, recipient: service, relayerPrivateKey: svc!.privateKey,
+      rpcUrl: deadUrl,
+      chainId: anvil.chainId,
+      tokenAddress: token,
+      tokenName: TEST_USDC_DOMAIN.name,
+      tokenVersion: TEST_USDC_DOMAIN.version,
+      recipient: service,
+      relayerPrivateKey: svc!.privateKey,
     });
     const { auth, expect: want } = await authorize();
-    const err = await offline.settle(auth, want).then(() => undefined, (e: unknown) => e);
+    const err = await offline.settle(auth, want).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(PaymentProblem);
     expect((err as Error).message).not.toContain('SECRET');

@@ -23,7 +23,9 @@ describe('embedded default (npm start)', () => {
     const t0 = Date.now();
     let out = '';
     child = execa(process.execPath, [entry], { env: { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, all: true, reject: false });
-    child.all?.on('data', (d: Buffer) => { out += d.toString(); });
+    child.all?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
     await waitFor(async () => out.includes('cutroom is running at'), 60_000, { description: 'embedded default to print its URL' });
     return { ms: Date.now() - t0, output: () => out };
   }
@@ -35,7 +37,9 @@ describe('embedded default (npm start)', () => {
     return r?.exitCode;
   }
 
-  afterAll(async () => { await stop(); });
+  afterAll(async () => {
+    await stop();
+  });
 
   it('transcribes, survives a restart, and starts again in seconds', async () => {
     const port = await freePort();

@@ -29,7 +29,9 @@ describe('card rail on the real stack', () => {
     base = stack.coordinator.url;
     token = await stack.api.newSession();
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const db = () => stack.coordinator.ctx.db;
   const ledger = (jobId: string) => db().select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId)).orderBy(ledgerEntries.id);
@@ -58,11 +60,15 @@ describe('card rail on the real stack', () => {
   /** What an agent's wallet does for mppx's createToken: grant an SPT through the processor's test helper. */
   async function mintSpt(p: { amount: string; currency: string; expiresAt: number; paymentMethod?: string | undefined }): Promise<string> {
     const form = new URLSearchParams({
-      payment_method: p.paymentMethod ?? 'pm_card_visa', 'usage_limits[currency]': p.currency,
-      'usage_limits[max_amount]': p.amount, 'usage_limits[expires_at]': String(p.expiresAt),
+      payment_method: p.paymentMethod ?? 'pm_card_visa',
+      'usage_limits[currency]': p.currency,
+      'usage_limits[max_amount]': p.amount,
+      'usage_limits[expires_at]': String(p.expiresAt),
     });
     const res = await fetch(`${fake.url}/v1/test_helpers/shared_payment/granted_tokens`, {
-      method: 'POST', headers: { authorization: `Bearer ${fake.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form,
+      method: 'POST',
+      headers: { authorization: `Bearer ${fake.secretKey}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
     });
     expect(res.status).toBe(200);
     return ((await res.json()) as { id: string }).id;
@@ -73,7 +79,16 @@ describe('card rail on the real stack', () => {
     const minted: string[] = [];
     const client = Mppx.create({
       polyfill: false,
-      methods: [stripeMethod({ paymentMethod: 'pm_card_visa', createToken: async (p) => { const t = spt ?? await mintSpt(p); minted.push(t); return t; } })],
+      methods: [
+        stripeMethod({
+          paymentMethod: 'pm_card_visa',
+          createToken: async (p) => {
+            const t = spt ?? (await mintSpt(p));
+            minted.push(t);
+            return t;
+          },
+        }),
+      ],
     });
     return { client, minted };
   }
@@ -110,7 +125,9 @@ describe('card rail on the real stack', () => {
     expect((await ledger(id)).map((r) => [r.kind, r.rail, r.amount, r.state, r.reference])).toEqual([['charge', 'card', 50n, 'done', pay.payment_intent.id]]);
 
     const { upload_url } = (await up.json()) as { upload_url: string };
-    expect((await fetch(upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: readFileSync(librivoxUtterances()[1]!.file) })).ok).toBe(true);
+    expect((await fetch(upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: readFileSync(librivoxUtterances()[1]!.file) })).ok).toBe(
+      true,
+    );
     expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
     const done = await stack.api.waitForJob(token, id);
     expect(done.status, done.error_message).toBe('completed');
@@ -133,16 +150,33 @@ describe('card rail on the real stack', () => {
     const created = await newJob();
     const csId = created.card_checkout_session_id!;
     const event = {
-      id: 'evt_forged_0001', object: 'event', type: 'checkout.session.completed', created: Math.floor(Date.now() / 1000), livemode: false,
-      data: { object: { id: csId, object: 'checkout.session', status: 'complete', payment_status: 'paid', amount_total: 50, payment_intent: 'pi_forged', metadata: { job_id: created.job_id } } },
+      id: 'evt_forged_0001',
+      object: 'event',
+      type: 'checkout.session.completed',
+      created: Math.floor(Date.now() / 1000),
+      livemode: false,
+      data: {
+        object: {
+          id: csId,
+          object: 'checkout.session',
+          status: 'complete',
+          payment_status: 'paid',
+          amount_total: 50,
+          payment_intent: 'pi_forged',
+          metadata: { job_id: created.job_id },
+        },
+      },
     };
     const body = JSON.stringify(event, null, 2);
     const altered = body.replace('"amount_total": 50', '"amount_total": 5000');
     expect(altered).not.toBe(body);
     const now = Math.floor(Date.now() / 1000);
-    const post = (payload: string, signature?: string) => fetch(`${base}/api/v1/webhooks/card`, {
-      method: 'POST', headers: { 'content-type': 'application/json', ...(signature && { 'stripe-signature': signature }) }, body: payload,
-    });
+    const post = (payload: string, signature?: string) =>
+      fetch(`${base}/api/v1/webhooks/card`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(signature && { 'stripe-signature': signature }) },
+        body: payload,
+      });
     const attempts = [
       post(body, signatureHeader(body, 'whsec_not_the_endpoint_secret', now)), // signed by someone else
       post(altered, signatureHeader(body, stack.billing!.webhookSecret, now)), // altered after signing
@@ -183,7 +217,11 @@ describe('card rail on the real stack', () => {
   it('refuses a replayed credential and a used-up SPT without a second charge', async () => {
     // Paid creation (no bearer): the challenge names no job, so only the consumed record stops a replay.
     const wallet = cardWallet();
-    const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' }) };
+    const init = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' }),
+    };
     const offer = await fetch(`${base}/api/v1/jobs`, init);
     expect(offer.status).toBe(402);
     const credential = await wallet.client.createCredential(offer);
@@ -213,12 +251,18 @@ describe('card rail on the real stack', () => {
   it('a second payment (hosted checkout after MPP) is booked and refunded once, automatically', async () => {
     const pay = await payCheckout(mppPaid.csId);
     const checkoutPi = pay.payment_intent.id;
-    await waitFor(async () => (await ledger(mppPaid.id)).some((r) => r.kind === 'refund' && r.state === 'done'), 15_000, { description: 'the duplicate refund' });
+    await waitFor(async () => (await ledger(mppPaid.id)).some((r) => r.kind === 'refund' && r.state === 'done'), 15_000, {
+      description: 'the duplicate refund',
+    });
     await sleep(SWEEP_MS * 4); // more sweeps must not refund again
     expect(refundsOf(checkoutPi)).toEqual([expect.objectContaining({ amount: 50, status: 'succeeded' })]);
     expect(refundsOf(mppPaid.pi)).toEqual([]);
     const rows = (await ledger(mppPaid.id)).map((r) => [r.kind, r.amount, r.state, r.kind === 'refund' ? r.chargeReference : r.reference]);
-    expect(rows).toEqual([['charge', 50n, 'done', mppPaid.pi], ['charge', 50n, 'done', checkoutPi], ['refund', 50n, 'done', checkoutPi]]);
+    expect(rows).toEqual([
+      ['charge', 50n, 'done', mppPaid.pi],
+      ['charge', 50n, 'done', checkoutPi],
+      ['refund', 50n, 'done', checkoutPi],
+    ]);
     // The job keeps the payment that paid it first.
     expect(await job(mppPaid.id)).toMatchObject({ status: 'uploading', payment_status: 'paid' });
   });

@@ -56,13 +56,16 @@ describe('paying the running service on the chain rail', () => {
     chainId = stack.billing!.anvil.chainId;
     service = stack.billing!.relayer.address;
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   let jobCredential: { id: string; header: string };
   it('1. the stock mppx client pays a job at upload-url; the receipt names a real transfer; the job runs', async () => {
     const { token, id, body } = await pendingJob();
     expect(body).toMatchObject({
-      payment_status: 'pending', checkout_url: expect.stringMatching(/^https?:\/\//),
+      payment_status: 'pending',
+      checkout_url: expect.stringMatching(/^https?:\/\//),
       mpp: { deposit_address: service, network: `eip155:${chainId}`, amount: '0.20', currency: 'USDC' },
     });
 
@@ -76,7 +79,11 @@ describe('paying the running service on the chain rail', () => {
     const x402 = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!);
     expect(x402.accepts[0]).toMatchObject({ scheme: 'exact', network: `eip155:${chainId}`, amount: String(JOB_PRICE), payTo: service });
     expect(await unpaid.json()).toEqual({
-      type: `${PROBLEMS}payment-required`, title: 'Payment Required', status: 402, detail: expect.any(String), challengeId: challenges[0]!.id,
+      type: `${PROBLEMS}payment-required`,
+      title: 'Payment Required',
+      status: 402,
+      detail: expect.any(String),
+      challengeId: challenges[0]!.id,
     });
 
     // The stock fetch wrapper answers the 402 itself (it replaces the bearer with the credential).
@@ -143,11 +150,21 @@ describe('paying the running service on the chain rail', () => {
   it('4. a used credential is refused when replayed, and moves no money', async () => {
     const before = await balances();
     await expectRefused(await fetch(`${base}/api/test?echo=over%20mpp`, { headers: { authorization: smokeMpp } }), 'invalid-challenge', 'verification-failed');
-    await expectRefused(await fetch(`${base}/api/test?echo=over%20x402`, { headers: { 'payment-signature': smokeX402 } }), 'invalid-challenge', 'verification-failed');
+    await expectRefused(
+      await fetch(`${base}/api/test?echo=over%20x402`, { headers: { 'payment-signature': smokeX402 } }),
+      'invalid-challenge',
+      'verification-failed',
+    );
     // A replayed paid creation would otherwise create (and hand out) a second paid job.
-    await expectRefused(await fetch(`${base}/api/v1/jobs`, {
-      method: 'POST', headers: { 'content-type': 'application/json', authorization: paidCreation }, body: jobBody,
-    }), 'invalid-challenge', 'verification-failed');
+    await expectRefused(
+      await fetch(`${base}/api/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: paidCreation },
+        body: jobBody,
+      }),
+      'invalid-challenge',
+      'verification-failed',
+    );
     // Case 1's credential: on another job it fails the request binding (externalId, amount);
     await expectRefused(await fetch(uploadUrl((await pendingJob()).id), { headers: { authorization: jobCredential.header } }), 'invalid-challenge');
     // on its own job, now paid, it opens nothing: a credential pays, it does not authenticate,
@@ -193,7 +210,9 @@ describe('paying the running service on the chain rail', () => {
     const billing = stack.coordinator.ctx.billing;
     const ttl = billing.challengeTtlSeconds;
     billing.challengeTtlSeconds = 2;
-    const offer = await fetch(uploadUrl(id), { headers: bearer(token) }).finally(() => { billing.challengeTtlSeconds = ttl; });
+    const offer = await fetch(uploadUrl(id), { headers: bearer(token) }).finally(() => {
+      billing.challengeTtlSeconds = ttl;
+    });
     const credential = await payer.mppx.createCredential(offer);
     await new Promise((r) => setTimeout(r, 2500));
     const before = await balances();
@@ -240,7 +259,11 @@ describe('paying the running service on the chain rail', () => {
     const paid = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
     expect(paid.status).toBe(200);
     const chargeTx = decodeReceipt(paid.headers.get('payment-receipt')).reference;
-    await fetch(((await paid.json()) as { upload_url: string }).upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: randomBytes(64 * 1024) });
+    await fetch(((await paid.json()) as { upload_url: string }).upload_url, {
+      method: 'PUT',
+      headers: { 'content-type': 'audio/wav' },
+      body: randomBytes(64 * 1024),
+    });
     expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
 
     const job = await stack.api.waitForJob(token, id);
@@ -249,10 +272,20 @@ describe('paying the running service on the chain rail', () => {
     expect(row!.code).toBe('media_invalid');
 
     // The refunder runs on the sweeper cadence and sends the USDC back from the relayer.
-    const refunds = () => stack.coordinator.ctx.db.select().from(ledgerEntries).where(and(eq(ledgerEntries.jobId, id), eq(ledgerEntries.kind, 'refund')));
+    const refunds = () =>
+      stack.coordinator.ctx.db
+        .select()
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.jobId, id), eq(ledgerEntries.kind, 'refund')));
     await waitFor(async () => (await refunds())[0]?.state === 'done', 30_000, { description: 'the chain refund' });
     const [refund] = await refunds();
-    expect(refund).toMatchObject({ state: 'done', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: JOB_PRICE, chargeReference: chargeTx, payer: `did:pkh:eip155:${chainId}:${payer.address}` });
+    expect(refund).toMatchObject({
+      state: 'done',
+      reference: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      amount: JOB_PRICE,
+      chargeReference: chargeTx,
+      payer: `did:pkh:eip155:${chainId}:${payer.address}`,
+    });
     expect(await payer.transfersIn(refund!.reference as `0x${string}`)).toEqual([{ from: service, to: payer.address, value: JOB_PRICE }]);
     expect(await balances()).toEqual(before);
 

@@ -10,8 +10,12 @@ import { startStack, type Stack } from './harness/stack.ts';
  */
 describe('payment discovery', () => {
   let stack: Stack;
-  beforeAll(async () => { stack = await startStack({ billing: true, storage: 'local', agents: 0 }); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startStack({ billing: true, storage: 'local', agents: 0 });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('serves the price table, rails and wire method ids in mpp.json', async () => {
     const doc = (await stack.api.call('GET', '/.well-known/mpp.json')).body;
@@ -35,7 +39,12 @@ describe('payment discovery', () => {
     const doc = (await stack.api.call('GET', '/openapi.json')).body;
     const errors = validate(doc).filter((e) => e.severity === 'error');
     expect(errors, JSON.stringify(errors)).toEqual([]);
-    for (const [path, method] of [['/api/v1/jobs', 'post'], ['/api/v1/jobs/{id}/upload-url', 'get'], ['/api/v1/jobs/{id}/complete-upload', 'post'], ['/api/test', 'get']] as const) {
+    for (const [path, method] of [
+      ['/api/v1/jobs', 'post'],
+      ['/api/v1/jobs/{id}/upload-url', 'get'],
+      ['/api/v1/jobs/{id}/complete-upload', 'post'],
+      ['/api/test', 'get'],
+    ] as const) {
       const op = doc.paths[path][method];
       expect(op['x-payment-info'], `${method} ${path}`).toMatchObject({ protocols: ['mpp', 'x402'] });
       expect(op['x-payment-info'].offers.every((o: any) => o.intent === 'charge')).toBe(true);

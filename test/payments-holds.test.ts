@@ -18,12 +18,18 @@ describe('card holds', () => {
     stack = await startStack({ billing: true, storage: 'local', agents: 0 });
     fake = stack.billing!.stripe;
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const ctx = () => stack.coordinator.ctx;
   const ledger = async (jobId: string) =>
-    (await ctx().db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId)).orderBy(ledgerEntries.id))
-      .map((r) => ({ kind: r.kind, amount: r.amount, state: r.state, reference: r.reference }));
+    (await ctx().db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId)).orderBy(ledgerEntries.id)).map((r) => ({
+      kind: r.kind,
+      amount: r.amount,
+      state: r.state,
+      reference: r.reference,
+    }));
   /** Processor calls on one PaymentIntent that really ran (an idempotent replay is not a second call). */
   const executed = (piId: string, verb: 'capture' | 'cancel') =>
     fake.state.requests.filter((r) => r.path === `/v1/payment_intents/${piId}/${verb}` && !r.replayed && r.status === 200).length;
@@ -80,7 +86,10 @@ describe('card holds', () => {
   it('refuses to capture more than the hold (or a fraction of a cent) before calling the processor', async () => {
     const { jobId, hold } = await hold450();
     for (const cents of [451, 10_000, -1, 12.5]) {
-      const err = await settleHold(ctx(), hold, cents).then(() => null, (e: unknown) => e);
+      const err = await settleHold(ctx(), hold, cents).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, String(cents)).toBeInstanceOf(AppError);
       expect((err as AppError).status).toBeGreaterThanOrEqual(400);
       expect((err as AppError).status).toBeLessThan(500);

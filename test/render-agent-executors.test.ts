@@ -24,8 +24,16 @@ let corrupt: string;
 
 function whisperOptions(audioPath: string, signal: AbortSignal, extra: Partial<WhisperOptions> = {}): WhisperOptions {
   return {
-    python: config.python, audioPath, model: config.whisper.model, device: 'cpu', computeType: 'int8',
-    beamSize: config.whisper.beamSize, language: null, allowDownload: false, signal, ...extra,
+    python: config.python,
+    audioPath,
+    model: config.whisper.model,
+    device: 'cpu',
+    computeType: 'int8',
+    beamSize: config.whisper.beamSize,
+    language: null,
+    allowDownload: false,
+    signal,
+    ...extra,
   };
 }
 
@@ -35,10 +43,26 @@ async function pipeline(input: string) {
   const wav = path.join(dir, `${path.basename(input)}.wav`);
   const extractFractions: number[] = [];
   const signal = new AbortController().signal;
-  await extractAudio({ ffmpegPath: config.ffmpegPath, input, output: wav, durationSeconds: media.duration_seconds, signal, onProgress: (f) => extractFractions.push(f) });
+  await extractAudio({
+    ffmpegPath: config.ffmpegPath,
+    input,
+    output: wav,
+    durationSeconds: media.duration_seconds,
+    signal,
+    onProgress: (f) => extractFractions.push(f),
+  });
   const whisperFractions: number[] = [];
   const transcript = await transcribeWithWhisper(whisperOptions(wav, signal, { onProgress: (f) => whisperFractions.push(f) }));
-  return { media, transcript, extractFractions, whisperFractions, text: transcript.segments.map((s) => s.text).join(' ').toLowerCase() };
+  return {
+    media,
+    transcript,
+    extractFractions,
+    whisperFractions,
+    text: transcript.segments
+      .map((s) => s.text)
+      .join(' ')
+      .toLowerCase(),
+  };
 }
 
 function expectRisingToOne(fractions: number[]) {
@@ -54,9 +78,47 @@ beforeAll(async () => {
   // Input 0 is the lavfi picture; the utterances are inputs 1..5.
   const concat = `${all.map((_, i) => `[${i + 1}:a]`).join('')}concat=n=${all.length}:v=0:a=1[a]`;
   video = path.join(dir, 'talk with spaces.mp4');
-  await execa('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', ...concatInputs, '-filter_complex', concat, '-map', '0:v', '-map', '[a]', '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', video]);
+  await execa('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=25',
+    ...concatInputs,
+    '-filter_complex',
+    concat,
+    '-map',
+    '0:v',
+    '-map',
+    '[a]',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    video,
+  ]);
   silentVideo = path.join(dir, 'silent.mp4');
-  await execa('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=10:duration=1', '-c:v', 'libx264', '-preset', 'ultrafast', silentVideo]);
+  await execa('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=10:duration=1',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    silentVideo,
+  ]);
   longAudio = path.join(dir, 'long.wav');
   await execa('ffmpeg', ['-v', 'error', '-y', '-stream_loop', '9', '-i', video, '-vn', '-ac', '1', '-ar', '16000', longAudio]);
   corrupt = path.join(dir, 'corrupt.mp4');

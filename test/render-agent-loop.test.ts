@@ -30,7 +30,11 @@ describe('render-agent loop on the real stack', () => {
   const short = utterances[1]!.file;
 
   beforeAll(async () => {
-    await concatWavs(utterances.map((u) => u.file), long, 4);
+    await concatWavs(
+      utterances.map((u) => u.file),
+      long,
+      4,
+    );
     stack = await startStack({ storage: 'local', agents: 1, leaseMs: 3000, sweepMs: 500 });
     token = await stack.api.newSession();
     nc = await connect({ servers: stack.natsUrl });
@@ -44,17 +48,25 @@ describe('render-agent loop on the real stack', () => {
   const attemptsOf = (jobId: string) =>
     stack.coordinator.ctx.db.select().from(jobAttempts).where(eq(jobAttempts.jobId, jobId)).orderBy(asc(jobAttempts.startedAt));
   const isAlive = (pid: number) => {
-    try { return process.kill(pid, 0); } catch { return false; }
+    try {
+      return process.kill(pid, 0);
+    } catch {
+      return false;
+    }
   };
   const whoDid = async (jobId: string) => (await attemptsOf(jobId)).map((a) => [a.agentId, a.outcome]);
 
   it('records the capabilities the agent announced', async () => {
     const db = stack.coordinator.ctx.db;
     let row: typeof agents.$inferSelect | undefined;
-    await waitFor(async () => {
-      [row] = await db.select().from(agents).where(eq(agents.id, 'test-agent-1'));
-      return row !== undefined;
-    }, 60_000, { description: 'test-agent-1 to register with the coordinator' });
+    await waitFor(
+      async () => {
+        [row] = await db.select().from(agents).where(eq(agents.id, 'test-agent-1'));
+        return row !== undefined;
+      },
+      60_000,
+      { description: 'test-agent-1 to register with the coordinator' },
+    );
     const caps = AgentCapabilities.parse(row!.capabilities);
     expect(caps).toMatchObject({ agent_id: 'test-agent-1', work_kinds: ['transcribe'], cuda: { available: false }, whisper: { device: 'cpu' } });
     expect(caps.ffmpeg.encoders.length).toBeGreaterThan(0);
@@ -70,13 +82,20 @@ describe('render-agent loop on the real stack', () => {
     // Not JSON at all (invalid UTF-8), and a valid wake-up for a job the coordinator never had.
     await js.publish(workSubject('transcribe'), new Uint8Array([0xff, 0xfe, 0x00, 0x7b, 0x22, 0x80]));
     const ghostJob = randomUUID();
-    const ghost = await js.publish(workSubject('transcribe'), JSON.stringify({ v: 1, job_id: ghostJob, kind: 'transcribe', enqueued_at: new Date().toISOString() }));
+    const ghost = await js.publish(
+      workSubject('transcribe'),
+      JSON.stringify({ v: 1, job_id: ghostJob, kind: 'transcribe', enqueued_at: new Date().toISOString() }),
+    );
     // Both must be acked/terminated, not nak'ed or left to redeliver: the ack floor passes the
     // second one and nothing is pending or outstanding on the consumer.
-    await waitFor(async () => {
-      const info = await jsm.consumers.info(WORK_STREAM, workConsumerName('transcribe'));
-      return info.ack_floor.stream_seq >= ghost.seq && info.num_pending + info.num_ack_pending === 0;
-    }, 30_000, { description: 'the agent to settle both bad wake-ups (ack floor past them, 0 pending)' });
+    await waitFor(
+      async () => {
+        const info = await jsm.consumers.info(WORK_STREAM, workConsumerName('transcribe'));
+        return info.ack_floor.stream_seq >= ghost.seq && info.num_pending + info.num_ack_pending === 0;
+      },
+      30_000,
+      { description: 'the agent to settle both bad wake-ups (ack floor past them, 0 pending)' },
+    );
     expect((await jsm.streams.info(WORK_STREAM)).state.messages).toBe(0);
     expect(await attemptsOf(ghostJob)).toEqual([]);
     expect(isAlive(stack.agents[0]!.process.pid!), 'test-agent-1 still running').toBe(true);
@@ -151,7 +170,10 @@ describe('render-agent loop on the real stack', () => {
       await sleep(3000);
       for (const [key, body] of marked) expect((await blobs.getBytes(key)).equals(body), `${key} was overwritten by the zombie`).toBe(true);
 
-      expect(await whoDid(id)).toEqual([[zombie.id, 'lease_expired'], ['rescuer-agent', 'completed']]);
+      expect(await whoDid(id)).toEqual([
+        [zombie.id, 'lease_expired'],
+        ['rescuer-agent', 'completed'],
+      ]);
       expect(await db.select().from(jobOutputs).where(eq(jobOutputs.jobId, id))).toHaveLength(1);
       const events = await db.select().from(jobEvents).where(eq(jobEvents.jobId, id));
       expect(events.filter((e) => e.toStatus === 'completed')).toHaveLength(1);

@@ -12,7 +12,9 @@ describe('REST errors and limits', () => {
     stack = await startStack({ storage: 'local', agents: 0 });
     token = await stack.api.newSession();
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const expectError = (r: { status: number; body: any }, status: number, pattern: RegExp) => {
     expect(r.status, JSON.stringify(r.body)).toBe(status);
@@ -54,7 +56,11 @@ describe('REST errors and limits', () => {
     expectError(await post({ ...transcribe, segments: [seg] }), 400, /segments does not apply to job_type transcribe/);
     expectError(await post({ job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg' }), 400, /summarize is not available yet/);
     expectError(await post({ job_type: 'extract_clip', source_job_id: crypto.randomUUID(), segments: [seg] }), 400, /extract_clip is not available yet/);
-    const bad = await fetch(`${stack.coordinator.url}/api/v1/jobs`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"job_type":' });
+    const bad = await fetch(`${stack.coordinator.url}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"job_type":',
+    });
     expect(bad.status).toBe(400);
     expect(typeof ((await bad.json()) as { error: unknown }).error).toBe('string');
   });
@@ -94,18 +100,19 @@ describe('REST errors and limits', () => {
   });
 
   it('honours Idempotency-Key on POST /jobs', async () => {
-    const post = (key: string, body: unknown) => fetch(`${stack.coordinator.url}/api/v1/jobs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify(body),
-    });
+    const post = (key: string, body: unknown) =>
+      fetch(`${stack.coordinator.url}/api/v1/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+        body: JSON.stringify(body),
+      });
     const key = `k-${crypto.randomUUID()}`;
     const first = await post(key, transcribe);
     const again = await post(key, transcribe);
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const [a, b] = await Promise.all([first.json(), again.json()]) as { job_id: string }[];
+    const [a, b] = (await Promise.all([first.json(), again.json()])) as { job_id: string }[];
     expect(b!.job_id).toBe(a!.job_id);
     const changed = await post(key, { ...transcribe, filename: 'other.mp3' });
     expect(changed.status).toBe(422);
@@ -119,10 +126,18 @@ describe('REST errors and limits', () => {
     for (const path of ['/openapi.json', '/.well-known/openapi.json']) {
       const doc = (await stack.api.call('GET', path)).body;
       expect(doc.openapi).toBe('3.1.0');
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
-        '/api/v1/sessions', '/api/v1/sessions/me', '/api/v1/jobs', '/api/v1/jobs/{id}', '/api/v1/jobs/{id}/upload-url',
-        '/api/v1/jobs/{id}/complete-upload', '/api/v1/jobs/{id}/outputs/{role}/download', '/api/v1/jobs/{id}/source',
-      ]));
+      expect(Object.keys(doc.paths)).toEqual(
+        expect.arrayContaining([
+          '/api/v1/sessions',
+          '/api/v1/sessions/me',
+          '/api/v1/jobs',
+          '/api/v1/jobs/{id}',
+          '/api/v1/jobs/{id}/upload-url',
+          '/api/v1/jobs/{id}/complete-upload',
+          '/api/v1/jobs/{id}/outputs/{role}/download',
+          '/api/v1/jobs/{id}/source',
+        ]),
+      );
       expect(Object.keys(doc.paths).some((p) => p.startsWith('/internal'))).toBe(false);
       const body = doc.paths['/api/v1/jobs'].post.requestBody.content['application/json'].schema;
       expect(body.properties.segments.maxItems).toBe(50);

@@ -23,12 +23,17 @@ describe('transcribe over REST', () => {
   const reference = utterances.map((u) => u.reference).join(' ');
 
   beforeAll(async () => {
-    await concatWavs(utterances.map((u) => u.file), speech);
+    await concatWavs(
+      utterances.map((u) => u.file),
+      speech,
+    );
     await makeVideo(speech, video);
     stack = await startStack({ storage: 's3', agents: 1 });
     token = await stack.api.newSession();
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('transcribes real speech within the word error rate tiny.en reaches, in every format', async () => {
     const { api } = stack;

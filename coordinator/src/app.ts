@@ -52,13 +52,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       info: {
         title: 'cutroom',
         version: SERVICE_VERSION,
-        description: 'Pay-per-job audio/video post-production: transcripts (SRT, VTT, TXT, word-level JSON) and more. No account: create a session, create a job, upload, poll, download.',
+        description:
+          'Pay-per-job audio/video post-production: transcripts (SRT, VTT, TXT, word-level JSON) and more. No account: create a session, create a job, upload, poll, download.',
       },
       servers: [{ url: deps.ctx.config.publicBaseUrl }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'session_token from POST /api/v1/sessions' },
-          payment: { type: 'http', scheme: 'Payment', description: 'Machine Payments Protocol credential answering a 402 challenge (draft-ryan-httpauth-payment); see /.well-known/mpp.json' },
+          payment: {
+            type: 'http',
+            scheme: 'Payment',
+            description: 'Machine Payments Protocol credential answering a 402 challenge (draft-ryan-httpauth-payment); see /.well-known/mpp.json',
+          },
         },
       },
     },

@@ -5,8 +5,16 @@ import { LIMITS } from '@cutroom/shared/limits';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-const optionalUrl = z.string().url().optional().or(z.literal('').transform(() => undefined));
-const optional = z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const optionalUrl = z
+  .string()
+  .url()
+  .optional()
+  .or(z.literal('').transform(() => undefined));
+const optional = z
+  .string()
+  .min(1)
+  .optional()
+  .or(z.literal('').transform(() => undefined));
 
 /**
  * The coordinator's configuration: the only reader of process.env in this package.
@@ -44,7 +52,12 @@ const EnvSchema = z.object({
   /** Session token lifetime. @default 168 (7 days) */
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
   /** Lifetime of presigned upload/download URLs. @default 3600 */
-  PRESIGN_TTL_SECONDS: z.coerce.number().int().min(60).max(7 * 86400).default(3600),
+  PRESIGN_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 86400)
+    .default(3600),
   /** Largest accepted upload. @default 2 GiB */
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(LIMITS.uploadMaxBytes),
   /** Agent lease; agents renew at half. @default 30000 */
@@ -69,14 +82,23 @@ const EnvSchema = z.object({
   /** @default 8453 (Base) */
   CHAIN_ID: z.coerce.number().int().positive().default(8453),
   /** USDC (or any EIP-3009 token) contract address. */
-  CHAIN_TOKEN_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  CHAIN_TOKEN_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional(),
   /** EIP-712 domain of the token. @default USD Coin / 2 (Circle's USDC) */
   CHAIN_TOKEN_NAME: z.string().default('USD Coin'),
   CHAIN_TOKEN_VERSION: z.string().default('2'),
   /** Private key of the relayer: pays gas for settlements and receives + refunds payments. */
-  CHAIN_RELAYER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  CHAIN_RELAYER_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .optional(),
   /** Address that receives payments. @default the relayer's address (refunds are paid from it, so it must be that address) */
-  CHAIN_RECIPIENT: z.string().regex(/^0x[0-9a-fA-F]{40}$/).optional(),
+  CHAIN_RECIPIENT: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .optional(),
   /** Card rail: the card processor's secret API key and webhook signing secret. */
   CARD_SECRET_KEY: optional,
   CARD_WEBHOOK_SECRET: optional,
@@ -114,6 +136,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const partialCard = !card && Boolean(c.CARD_SECRET_KEY || c.CARD_WEBHOOK_SECRET);
   if (partialChain) throw new Error('invalid configuration: the chain rail needs CHAIN_RPC_URL, CHAIN_TOKEN_ADDRESS and CHAIN_RELAYER_KEY together');
   if (partialCard) throw new Error('invalid configuration: the card rail needs CARD_SECRET_KEY and CARD_WEBHOOK_SECRET together');
-  if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET) throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
+  if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)
+    throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
   return { ...c, publicBaseUrl, billingEnabled: chain || card };
 }

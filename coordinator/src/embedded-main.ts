@@ -25,8 +25,8 @@ for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {
 
 process.stdout.write(
   `\ncutroom is running at ${coordinator.url}\n` +
-  `  API: ${coordinator.url}/api/v1   OpenAPI: ${coordinator.url}/openapi.json   health: ${coordinator.url}/health\n` +
-  `  data folder: ${config.DATA_DIR}   billing: ${config.billingEnabled ? `on (${[coordinator.ctx.billing.chain && 'chain', coordinator.ctx.billing.card && 'card'].filter(Boolean).join(' + ')})` : 'off (jobs are created already paid)'}\n\n`,
+    `  API: ${coordinator.url}/api/v1   OpenAPI: ${coordinator.url}/openapi.json   health: ${coordinator.url}/health\n` +
+    `  data folder: ${config.DATA_DIR}   billing: ${config.billingEnabled ? `on (${[coordinator.ctx.billing.chain && 'chain', coordinator.ctx.billing.card && 'card'].filter(Boolean).join(' + ')})` : 'off (jobs are created already paid)'}\n\n`,
 );
 
 let stopping = false;

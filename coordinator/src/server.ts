@@ -27,19 +27,33 @@ export interface RunningCoordinator {
  * stream, outbox relay, progress intake, sweeper, HTTP. The same function serves production
  * (main.ts), the embedded default and the integration tests.
  */
-export async function startCoordinator(config: CoordinatorConfig, secrets: { agentToken: string; urlSigningSecret: string }, opts: { natsUrl: string; clock?: Clock; logger?: Logger }): Promise<RunningCoordinator> {
+export async function startCoordinator(
+  config: CoordinatorConfig,
+  secrets: { agentToken: string; urlSigningSecret: string },
+  opts: { natsUrl: string; clock?: Clock; logger?: Logger },
+): Promise<RunningCoordinator> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: join(config.DATA_DIR, 'pg') });
   const blobs = createBlobStore({
     s3: config.S3_BUCKET
       ? {
-          endpoint: config.S3_ENDPOINT, region: config.S3_REGION, bucket: config.S3_BUCKET,
-          accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-          forcePathStyle: config.S3_FORCE_PATH_STYLE, publicEndpoint: config.S3_PUBLIC_ENDPOINT,
+          endpoint: config.S3_ENDPOINT,
+          region: config.S3_REGION,
+          bucket: config.S3_BUCKET,
+          accessKeyId: config.S3_ACCESS_KEY_ID,
+          secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: config.S3_FORCE_PATH_STYLE,
+          publicEndpoint: config.S3_PUBLIC_ENDPOINT,
         }
       : null,
-    local: { dataDir: config.DATA_DIR, publicBaseUrl: config.publicBaseUrl, signingSecret: secrets.urlSigningSecret, maxUploadBytes: config.UPLOAD_MAX_BYTES, clock: () => clock.now().getTime() },
+    local: {
+      dataDir: config.DATA_DIR,
+      publicBaseUrl: config.publicBaseUrl,
+      signingSecret: secrets.urlSigningSecret,
+      maxUploadBytes: config.UPLOAD_MAX_BYTES,
+      clock: () => clock.now().getTime(),
+    },
   });
   await blobs.ensureReady();
   const nc = await connectNats(opts.natsUrl, 'cutroom-coordinator');
@@ -47,7 +61,12 @@ export async function startCoordinator(config: CoordinatorConfig, secrets: { age
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   const ctx: Ctx = {
-    db: database.db, blobs, clock, config, logger, billing: createBilling(config, clock),
+    db: database.db,
+    blobs,
+    clock,
+    config,
+    logger,
+    billing: createBilling(config, clock),
     notifyOutbox: () => relay?.notify(),
     cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
   };
@@ -61,8 +80,12 @@ export async function startCoordinator(config: CoordinatorConfig, secrets: { age
     localBlobs: blobs instanceof LocalBlobStore ? blobs : undefined,
     healthChecks: {
       database: () => database.ping(),
-      nats: async () => { await nc.flush(); },
-      storage: async () => { await blobs.head('health/probe'); },
+      nats: async () => {
+        await nc.flush();
+      },
+      storage: async () => {
+        await blobs.head('health/probe');
+      },
     },
   });
   await app.listen({ port: config.PORT, host: config.HOST });
@@ -70,7 +93,9 @@ export async function startCoordinator(config: CoordinatorConfig, secrets: { age
   logger.info({ url, database: database.kind, storage: blobs.kind }, 'coordinator listening');
 
   return {
-    app, ctx, url,
+    app,
+    ctx,
+    url,
     async stop() {
       await app.close();
       await sweeper.stop();

@@ -106,7 +106,6 @@ export type HeartbeatResponse = z.infer<typeof HeartbeatResponse>;
 export const Stage = z.enum(ACTIVE_STATUSES);
 export type Stage = z.infer<typeof Stage>;
 
-
 /** Lossy progress over core NATS; the coordinator coalesces (newest wins, ~1/s). */
 export const ProgressEvent = Fence.extend({
   stage: Stage,

@@ -98,11 +98,13 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
     }
   })();
   // Stopping before the coordinator answered rejects `ready` with the stop reason: not a crash.
-  const done = loop.finally(() => presence && clock.clearInterval(presence)).catch((err: unknown) => {
-    if (stopSignal.aborted) return;
-    logger.fatal({ err: (err as Error).message }, 'agent loop crashed');
-    throw err;
-  });
+  const done = loop
+    .finally(() => presence && clock.clearInterval(presence))
+    .catch((err: unknown) => {
+      if (stopSignal.aborted) return;
+      logger.fatal({ err: (err as Error).message }, 'agent loop crashed');
+      throw err;
+    });
   const readyPublic = ready.then(() => undefined);
   readyPublic.catch(() => undefined);
   done.catch(() => undefined);
@@ -128,7 +130,9 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
 
 /** `transcribe: ffmpeg … does not run; …` per kind, for the refusal to start. */
 function describeMissing(missing: DetectedCapabilities['missing']): string {
-  return Object.entries(missing).map(([kind, lines]) => `${kind}: ${(lines ?? []).join('; ')}`).join(' | ');
+  return Object.entries(missing)
+    .map(([kind, lines]) => `${kind}: ${(lines ?? []).join('; ')}`)
+    .join(' | ');
 }
 
 /**

@@ -22,7 +22,10 @@ const AgentEnv = z.object({
   /** Scratch space; each attempt gets WORK_DIR/<attempt_id>, removed afterwards. @default <tmpdir>/cutroom-agent */
   WORK_DIR: z.string().min(1).default(path.join(os.tmpdir(), 'cutroom-agent')),
   /** Python with faster-whisper installed. @default <repo>/.venv/bin/python */
-  PYTHON: z.string().min(1).default(path.join(REPO_ROOT, '.venv', 'bin', 'python')),
+  PYTHON: z
+    .string()
+    .min(1)
+    .default(path.join(REPO_ROOT, '.venv', 'bin', 'python')),
   /** Whisper model name or CTranslate2 folder; `tiny.en` ships offline. @default tiny.en */
   WHISPER_MODEL: z.string().min(1).default('tiny.en'),
   /** auto picks cuda when capability detection finds a CUDA device. @default auto */

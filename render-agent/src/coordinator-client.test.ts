@@ -64,7 +64,13 @@ describe('createCoordinatorClient', () => {
 
   it('retries complete through 5xx until answered, backing off on its clock', async () => {
     replies = [{ status: 503 }, { status: 502 }, { status: 500 }, { status: 200 }];
-    const req = { ...fence, job_type: 'transcribe' as const, media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' }, language: 'en', outputs: [] };
+    const req = {
+      ...fence,
+      job_type: 'transcribe' as const,
+      media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' },
+      language: 'en',
+      outputs: [],
+    };
     const clock = instantClock();
     await client(clock).complete(req);
     expect(seen).toHaveLength(4);

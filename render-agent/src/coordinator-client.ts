@@ -1,6 +1,14 @@
 import {
-  AGENT_ROUTES, ClaimResponse, HeartbeatResponse, StaleAttempt,
-  type AgentCapabilities, type ClaimRequest, type CompleteRequest, type FailRequest, type Fence, type StageRequest,
+  AGENT_ROUTES,
+  ClaimResponse,
+  HeartbeatResponse,
+  StaleAttempt,
+  type AgentCapabilities,
+  type ClaimRequest,
+  type CompleteRequest,
+  type FailRequest,
+  type Fence,
+  type StageRequest,
 } from '@cutroom/proto';
 import type { z } from 'zod';
 import { systemClock, type Clock } from './clock.ts';
@@ -98,8 +106,7 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
     /** Terminal results are retried until answered; idempotent for the same attempt. */
     complete: (req: CompleteRequest, signal?: AbortSignal) =>
       withRetry(AGENT_ROUTES.complete, Infinity, signal, () => post(AGENT_ROUTES.complete, req, null, signal)),
-    fail: (req: FailRequest, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.fail, Infinity, signal, () => post(AGENT_ROUTES.fail, req, null, signal)),
+    fail: (req: FailRequest, signal?: AbortSignal) => withRetry(AGENT_ROUTES.fail, Infinity, signal, () => post(AGENT_ROUTES.fail, req, null, signal)),
   };
 }
 

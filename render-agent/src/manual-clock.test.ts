@@ -16,7 +16,10 @@ describe('createManualClock', () => {
     clock.setTimeout(() => fired.push(['a', clock.now()]), 100);
     clock.setTimeout(() => fired.push(['c', clock.now()]), 300);
     await clock.advance(200);
-    expect(fired).toEqual([['a', 100], ['b', 200]]);
+    expect(fired).toEqual([
+      ['a', 100],
+      ['b', 200],
+    ]);
     expect(clock.pending()).toBe(1);
   });
 
@@ -24,7 +27,7 @@ describe('createManualClock', () => {
     const clock = createManualClock();
     let ticks = 0;
     const interval = clock.setInterval(() => ticks++, 100);
-    const cleared = clock.setTimeout(() => ticks += 1_000, 50);
+    const cleared = clock.setTimeout(() => (ticks += 1_000), 50);
     clock.clearTimeout(cleared);
     await clock.advance(350);
     expect(ticks).toBe(3);

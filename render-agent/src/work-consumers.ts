@@ -18,7 +18,8 @@ export async function getWorkConsumer(nc: NatsConnection, kind: WorkKind, signal
       return await js.consumers.get(WORK_STREAM, name);
     } catch (err) {
       // Every 30 s is enough to tell an operator what we are waiting for.
-      if (tries % 30 === 0) logger.info({ stream: WORK_STREAM, consumer: name, err: (err as Error).message }, 'waiting for the coordinator to create the work consumer');
+      if (tries % 30 === 0)
+        logger.info({ stream: WORK_STREAM, consumer: name, err: (err as Error).message }, 'waiting for the coordinator to create the work consumer');
       await clock.sleep(1_000, signal);
     }
   }

@@ -9,11 +9,13 @@ import { LIMITS } from './limits.ts';
  */
 const seconds = z.number().nonnegative().finite();
 
-export const ExtractClipSegment = z.strictObject({
-  start: seconds,
-  end: seconds,
-  label: z.string().max(LIMITS.segmentLabelMaxChars).optional(),
-}).refine((s) => s.end > s.start, { message: 'segment end must be greater than start' });
+export const ExtractClipSegment = z
+  .strictObject({
+    start: seconds,
+    end: seconds,
+    label: z.string().max(LIMITS.segmentLabelMaxChars).optional(),
+  })
+  .refine((s) => s.end > s.start, { message: 'segment end must be greater than start' });
 
 export const SubjectBox = z.strictObject({
   x: z.number().nonnegative(),
@@ -52,7 +54,10 @@ export const CreateJobRequest = z.strictObject({
   thread_id: z.uuid().optional(),
   clips: z.array(ClipsEntry).min(1).max(LIMITS.clipsPerBatchMax).optional(),
   /** Not in the spec: force the transcript language (ISO 639-1); omitted → detected. */
-  language: z.string().regex(/^[a-z]{2}$/).optional(),
+  language: z
+    .string()
+    .regex(/^[a-z]{2}$/)
+    .optional(),
 });
 export type CreateJobRequest = z.infer<typeof CreateJobRequest>;
 

@@ -16,9 +16,22 @@ import { z } from 'zod';
  * are ours, in the server range -32000..-32099, as -32000 - (HTTP status - 400) where one fits.
  */
 export const ErrorCode = z.enum([
-  'invalid_request', 'invalid_format', 'wrong_endpoint', 'upload_missing', 'unsupported_media', 'not_implemented_job_type',
-  'unauthenticated', 'payment_required', 'payment_invalid', 'forbidden', 'not_found', 'conflict', 'stale_attempt',
-  'payload_too_large', 'unavailable', 'internal',
+  'invalid_request',
+  'invalid_format',
+  'wrong_endpoint',
+  'upload_missing',
+  'unsupported_media',
+  'not_implemented_job_type',
+  'unauthenticated',
+  'payment_required',
+  'payment_invalid',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'stale_attempt',
+  'payload_too_large',
+  'unavailable',
+  'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -99,5 +112,4 @@ export function failureMessage(code: FailureCode, detail: string): string {
 }
 
 /** Whether a failed attempt with this code runs again, given how many attempts were made. */
-export const shouldRetry = (code: FailureCode, attempts: number, maxAttempts: number): boolean =>
-  FAILURES[code].retryable && attempts < maxAttempts;
+export const shouldRetry = (code: FailureCode, attempts: number, maxAttempts: number): boolean => FAILURES[code].retryable && attempts < maxAttempts;

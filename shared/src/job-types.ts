@@ -2,29 +2,11 @@ import { z } from 'zod';
 import type { MediaKind } from './media-types.ts';
 
 /** Every job type the spec's CreateJobRequest accepts. Enum members are only ever added. */
-export const JobType = z.enum([
-  'transcribe',
-  'summarize',
-  'find_clips',
-  'extract_clip',
-  'extract_vertical_clip',
-  'publish_video',
-  'clips_vertical',
-]);
+export const JobType = z.enum(['transcribe', 'summarize', 'find_clips', 'extract_clip', 'extract_vertical_clip', 'publish_video', 'clips_vertical']);
 export type JobType = z.infer<typeof JobType>;
 
 /** Job status values exactly as the spec lists them. `processing` is never stored. */
-export const JobStatus = z.enum([
-  'pending',
-  'uploading',
-  'extracting_audio',
-  'transcribing',
-  'analyzing',
-  'publishing',
-  'completed',
-  'failed',
-  'deleted',
-]);
+export const JobStatus = z.enum(['pending', 'uploading', 'extracting_audio', 'transcribing', 'analyzing', 'publishing', 'completed', 'failed', 'deleted']);
 export type JobStatus = z.infer<typeof JobStatus>;
 
 /** Statuses in which a job is queued for, or held by, an agent: the pipeline stages. */
@@ -58,15 +40,10 @@ const price = (cardCents: number, chainDollars: string): Price => ({ cardCents, 
  * What a job takes as its input: an upload (next_endpoint `upload-url`) or a parent job's stored
  * source (next_endpoint `process`), naming which parent job types it may cut from.
  */
-export type JobInput =
-  | { kind: 'upload'; media: readonly MediaKind[] }
-  | { kind: 'parent'; parentTypes: readonly JobType[] };
+export type JobInput = { kind: 'upload'; media: readonly MediaKind[] } | { kind: 'parent'; parentTypes: readonly JobType[] };
 
 /** Price keys: by media kind for uploads, flat per call, or per item of a batch. */
-export type JobPricing =
-  | { by: 'media'; prices: Partial<Record<MediaKind, Price>> }
-  | { by: 'call'; price: Price }
-  | { by: 'item'; price: Price };
+export type JobPricing = { by: 'media'; prices: Partial<Record<MediaKind, Price>> } | { by: 'call'; price: Price } | { by: 'item'; price: Price };
 
 export interface JobTypeFacts {
   input: JobInput;

@@ -4,21 +4,34 @@
  * included; parameters (`; codecs=…`) are ignored when matching.
  */
 export const AUDIO_CONTENT_TYPES = [
-  'audio/mpeg', 'audio/mp3',
-  'audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave',
-  'audio/mp4', 'audio/m4a', 'audio/x-m4a',
-  'audio/ogg', 'audio/opus',
-  'audio/flac', 'audio/x-flac',
+  'audio/mpeg',
+  'audio/mp3',
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/vnd.wave',
+  'audio/mp4',
+  'audio/m4a',
+  'audio/x-m4a',
+  'audio/ogg',
+  'audio/opus',
+  'audio/flac',
+  'audio/x-flac',
   'audio/webm',
-  'audio/aac', 'audio/x-aac', 'audio/aacp',
+  'audio/aac',
+  'audio/x-aac',
+  'audio/aacp',
 ] as const;
 
 export const VIDEO_CONTENT_TYPES = [
   'video/mp4',
   'video/quicktime',
   'video/webm',
-  'video/x-matroska', 'video/matroska',
-  'video/x-msvideo', 'video/avi', 'video/msvideo',
+  'video/x-matroska',
+  'video/matroska',
+  'video/x-msvideo',
+  'video/avi',
+  'video/msvideo',
 ] as const;
 
 export type MediaKind = 'audio' | 'video';

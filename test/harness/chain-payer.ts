@@ -17,11 +17,15 @@ export function chainPayer(billing: BillingFixture) {
   const mppx = Mppx.create({ methods: [evm({ account, authorization: TEST_USDC_DOMAIN })], polyfill: false });
   /** Every credential the stock fetch wrapper sent, newest last (for replay cases). */
   const sent: string[] = [];
-  mppx.onCredentialCreated(({ credential }) => { sent.push(credential); });
+  mppx.onCredentialCreated(({ credential }) => {
+    sent.push(credential);
+  });
   // x402's client pays only assets it knows by default (mainnet USDC…); the test token is opted in.
-  const x402 = new x402HTTPClient(registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({
-    allowedAssets: [{ network: `eip155:${billing.anvil.chainId}`, asset: billing.token, maxAmountPerPayment: '1000000' }],
-  }));
+  const x402 = new x402HTTPClient(
+    registerExactEvmScheme(new x402Client(), { signer: account }).setSpendControls({
+      allowedAssets: [{ network: `eip155:${billing.anvil.chainId}`, asset: billing.token, maxAmountPerPayment: '1000000' }],
+    }),
+  );
 
   return {
     address: account.address,

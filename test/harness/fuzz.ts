@@ -72,17 +72,29 @@ export const FUZZ_CHECK_EXCEPTIONS: { method: string; path: string; check: strin
  */
 export function fuzzConfig(seed: FuzzSeed): string {
   return [
-    '[generation]', 'allow-x00 = true # NUL in generated strings (the default, kept explicit: it found the first bug)',
-    '[checks]', 'enabled = false', ...FUZZ_CHECKS.map((c) => `${c}.enabled = true`),
+    '[generation]',
+    'allow-x00 = true # NUL in generated strings (the default, kept explicit: it found the first bug)',
+    '[checks]',
+    'enabled = false',
+    ...FUZZ_CHECKS.map((c) => `${c}.enabled = true`),
     ...FUZZ_CHECK_EXCEPTIONS.flatMap((e) => [
-      `# ${e.why}`, '[[operations]]', `include-method = "${e.method}"`, `include-path = "${e.path}"`, `checks.${e.check}.enabled = false`,
+      `# ${e.why}`,
+      '[[operations]]',
+      `include-method = "${e.method}"`,
+      `include-path = "${e.path}"`,
+      `checks.${e.check}.enabled = false`,
     ]),
-    '[dictionaries.job_ids]', `values = ${tomlList(seed.jobIds)}`,
-    '[dictionaries.roles]', `values = ${tomlList([...seed.roles, 'source'])}`,
-    '[dictionaries.formats]', `values = ${tomlList(['srt', 'txt', 'vtt', 'json', 'words'])}`,
-    '[dictionaries.media_types]', `values = ${tomlList([...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES])}`,
+    '[dictionaries.job_ids]',
+    `values = ${tomlList(seed.jobIds)}`,
+    '[dictionaries.roles]',
+    `values = ${tomlList([...seed.roles, 'source'])}`,
+    '[dictionaries.formats]',
+    `values = ${tomlList(['srt', 'txt', 'vtt', 'json', 'words'])}`,
+    '[dictionaries.media_types]',
+    `values = ${tomlList([...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES])}`,
     // The one job type built so far: the others are refused before anything is stored.
-    '[dictionaries.job_types]', `values = ${tomlList(['transcribe'])}`,
+    '[dictionaries.job_types]',
+    `values = ${tomlList(['transcribe'])}`,
     '[parameters]',
     '"path.id" = { dictionary = "job_ids", probability = 0.5 }',
     '"path.role" = { dictionary = "roles", probability = 0.5 }',
@@ -126,16 +138,36 @@ export async function runSchemathesis(baseUrl: string, seed: FuzzSeed, opts: Fuz
   const config = join(work, 'schemathesis.toml');
   writeFileSync(config, fuzzConfig(seed));
   const args = [
-    '--config-file', config, 'run', `${baseUrl}/openapi.json`, '--url', baseUrl,
-    '--header', `Authorization: Bearer ${seed.token}`,
-    '--max-examples', String(opts.maxExamples), '--seed', String(opts.seed), '--workers', String(opts.workers ?? 1),
-    '--generation-database', 'none', '--continue-on-failure', '--request-timeout', '10', '--no-color',
+    '--config-file',
+    config,
+    'run',
+    `${baseUrl}/openapi.json`,
+    '--url',
+    baseUrl,
+    '--header',
+    `Authorization: Bearer ${seed.token}`,
+    '--max-examples',
+    String(opts.maxExamples),
+    '--seed',
+    String(opts.seed),
+    '--workers',
+    String(opts.workers ?? 1),
+    '--generation-database',
+    'none',
+    '--continue-on-failure',
+    '--request-timeout',
+    '10',
+    '--no-color',
     ...(opts.extraArgs ?? []),
   ];
   const started = Date.now();
   try {
     const child = execa(SCHEMATHESIS, args, {
-      cwd: work, all: true, reject: false, timeout: opts.timeoutMs, env: { COLUMNS: '120', NO_COLOR: '1' },
+      cwd: work,
+      all: true,
+      reject: false,
+      timeout: opts.timeoutMs,
+      env: { COLUMNS: '120', NO_COLOR: '1' },
       ...(opts.inherit ? { stdout: ['pipe', 'inherit'], stderr: ['pipe', 'inherit'] } : {}),
     });
     const result = await child;

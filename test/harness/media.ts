@@ -5,7 +5,10 @@ import { execa } from 'execa';
 /** Debian's pocketsphinx-testdata: LibriVox utterances (public domain) with reference text. */
 export const LIBRIVOX_DIR = '/usr/share/pocketsphinx/test/data/librivox';
 
-export interface Utterance { file: string; reference: string }
+export interface Utterance {
+  file: string;
+  reference: string;
+}
 
 export function librivoxUtterances(): Utterance[] {
   const lines = readFileSync(join(LIBRIVOX_DIR, 'transcription'), 'utf8').split('\n').filter(Boolean);
@@ -27,7 +30,26 @@ export async function concatWavs(files: string[], out: string, times = 1): Promi
 /** A small H.264/AAC MP4: a test pattern with the given audio as its sound track. */
 export async function makeVideo(audio: string, out: string): Promise<void> {
   await execa('ffmpeg', [
-    '-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=15', '-i', audio,
-    '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', out,
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=320x240:rate=15',
+    '-i',
+    audio,
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '64k',
+    out,
   ]);
 }

@@ -62,24 +62,40 @@ export interface StackOptions {
  */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cutroom-stack-'));
-  const [pg, nats, s3] = await Promise.all([
-    startPostgres(), startNats(), opts.storage === 'local' ? Promise.resolve(undefined) : startS3(),
-  ]) as [PostgresFixture, NatsFixture, S3Fixture | undefined];
+  const [pg, nats, s3] = (await Promise.all([startPostgres(), startNats(), opts.storage === 'local' ? Promise.resolve(undefined) : startS3()])) as [
+    PostgresFixture,
+    NatsFixture,
+    S3Fixture | undefined,
+  ];
   const port = await freePort();
   const billing = opts.billing ? await startBilling() : undefined;
   const agentToken = 'test-agent-token-0123456789';
   const config = loadCoordinatorConfig({
-    PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: pg.url, NATS_URL: nats.url,
-    LEASE_MS: String(opts.leaseMs ?? 30_000), SWEEP_INTERVAL_MS: String(opts.sweepMs ?? 1000), LOG_LEVEL: 'warn',
-    ...(billing ? {
-      PAYMENT_CHALLENGE_SECRET: billing.challengeSecret,
-      CHAIN_RPC_URL: billing.anvil.rpcUrl, CHAIN_ID: String(billing.anvil.chainId), CHAIN_TOKEN_ADDRESS: billing.token,
-      CHAIN_RELAYER_KEY: billing.relayer.privateKey,
-      CARD_SECRET_KEY: billing.stripe.secretKey, CARD_WEBHOOK_SECRET: billing.webhookSecret, CARD_API_BASE: billing.stripe.url,
-      CARD_NETWORK_ID: 'profile_cutroom_test',
-    } : {}),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: pg.url,
+    NATS_URL: nats.url,
+    LEASE_MS: String(opts.leaseMs ?? 30_000),
+    SWEEP_INTERVAL_MS: String(opts.sweepMs ?? 1000),
+    LOG_LEVEL: 'warn',
+    ...(billing
+      ? {
+          PAYMENT_CHALLENGE_SECRET: billing.challengeSecret,
+          CHAIN_RPC_URL: billing.anvil.rpcUrl,
+          CHAIN_ID: String(billing.anvil.chainId),
+          CHAIN_TOKEN_ADDRESS: billing.token,
+          CHAIN_RELAYER_KEY: billing.relayer.privateKey,
+          CARD_SECRET_KEY: billing.stripe.secretKey,
+          CARD_WEBHOOK_SECRET: billing.webhookSecret,
+          CARD_API_BASE: billing.stripe.url,
+          CARD_NETWORK_ID: 'profile_cutroom_test',
+        }
+      : {}),
     ...opts.env,
-    ...(s3 ? { S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_REGION: s3.region, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey } : {}),
+    ...(s3
+      ? { S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_REGION: s3.region, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey }
+      : {}),
   });
   const coordinator = await startCoordinator(config, { agentToken, urlSigningSecret: 'test-url-signing-secret-0123' }, { natsUrl: nats.url });
   billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
@@ -91,7 +107,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   for (let i = 0; i < (opts.agents ?? 1); i++) startAgent(`test-agent-${i + 1}`);
   return {
-    coordinator, api: apiClient(coordinator.url), natsUrl: nats.url, agentToken, agents, s3, startAgent, billing,
+    coordinator,
+    api: apiClient(coordinator.url),
+    natsUrl: nats.url,
+    agentToken,
+    agents,
+    s3,
+    startAgent,
+    billing,
     async stop() {
       await Promise.all(agents.map((a) => a.stop()));
       await coordinator.stop();
@@ -100,4 +123,3 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
   };
 }
-

@@ -7,8 +7,12 @@ import { completeAttempt, failAttempt, heartbeat, reportStage } from './attempts
 import { claimJob } from './claim.ts';
 
 let ctx: EngineCtx;
-beforeAll(async () => { ctx = await createEngineCtx({ MAX_ATTEMPTS: '3' }); });
-afterAll(async () => { await ctx.close(); });
+beforeAll(async () => {
+  ctx = await createEngineCtx({ MAX_ATTEMPTS: '3' });
+});
+afterAll(async () => {
+  await ctx.close();
+});
 
 const audio: MediaInfo = { duration_seconds: 5.4, has_audio: true, has_video: false, format_name: 'wav' };
 
@@ -38,7 +42,9 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     expect(job).toMatchObject({ status: 'completed', durationSeconds: 5.4, currentAttemptId: fence.attempt_id });
     expect(job.expiresAt!.getTime() - job.completedAt!.getTime()).toBe(24 * 3600_000);
     const outputs = await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId));
-    expect(outputs).toMatchObject([{ role: 'transcript', contentType: 'application/x-subrip', bytes: 35, meta: { words_key: `jobs/${jobId}/outputs/transcript_words` } }]);
+    expect(outputs).toMatchObject([
+      { role: 'transcript', contentType: 'application/x-subrip', bytes: 35, meta: { words_key: `jobs/${jobId}/outputs/transcript_words` } },
+    ]);
     expect((await attemptsOf(jobId)).map((a) => a.outcome)).toEqual(['completed']);
   });
 
@@ -47,7 +53,9 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     const fence = await claimed(jobId);
     await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio });
     await writeOutputs(jobId, { version: 1 });
-    await expect(completeAttempt(ctx, { ...fence, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toThrow(/transcript_words does not match its schema/);
+    await expect(completeAttempt(ctx, { ...fence, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toThrow(
+      /transcript_words does not match its schema/,
+    );
     expect((await jobRow(ctx, jobId)).status).toBe('transcribing');
   });
 
@@ -71,7 +79,11 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     const job = await jobRow(ctx, jobId);
     expect(job).toMatchObject({ status: 'failed', paymentStatus: 'refunded', errorCode: 'tool_failed', attemptCount: 3 });
     expect(job.errorMessage).toBe('processing failed on our side (tool_failed); the job was refunded, please try again');
-    expect((await attemptsOf(jobId)).map((a) => [a.outcome, a.errorCode])).toEqual([['failed', 'tool_failed'], ['failed', 'tool_failed'], ['failed', 'tool_failed']]);
+    expect((await attemptsOf(jobId)).map((a) => [a.outcome, a.errorCode])).toEqual([
+      ['failed', 'tool_failed'],
+      ['failed', 'tool_failed'],
+      ['failed', 'tool_failed'],
+    ]);
     expect(ctx.notified.outbox).toBeGreaterThan(0);
   });
 
@@ -80,7 +92,12 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     const fence = await claimed(jobId);
     await failAttempt(ctx, { ...fence, code: 'media_invalid', message: 'the uploaded file is not audio or video that ffprobe can read' });
     const job = await jobRow(ctx, jobId);
-    expect(job).toMatchObject({ status: 'failed', errorCode: 'media_invalid', errorMessage: 'the uploaded file is not audio or video that ffprobe can read', attemptCount: 1 });
+    expect(job).toMatchObject({
+      status: 'failed',
+      errorCode: 'media_invalid',
+      errorMessage: 'the uploaded file is not audio or video that ffprobe can read',
+      attemptCount: 1,
+    });
     expect(await ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId))).toEqual([]);
   });
 
@@ -91,7 +108,9 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     await expect(heartbeat(ctx, other)).rejects.toMatchObject({ code: 'stale_attempt' });
     await expect(reportStage(ctx, { ...other, stage: 'transcribing' })).rejects.toMatchObject({ code: 'stale_attempt' });
     await expect(failAttempt(ctx, { ...other, code: 'internal', message: 'x' })).rejects.toMatchObject({ code: 'stale_attempt' });
-    await expect(completeAttempt(ctx, { ...other, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toMatchObject({ code: 'stale_attempt' });
+    await expect(completeAttempt(ctx, { ...other, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toMatchObject({
+      code: 'stale_attempt',
+    });
     const hb = await heartbeat(ctx, fence);
     expect(new Date(hb.lease_expires_at).getTime()).toBe(ctx.clock.now().getTime() + 30_000);
   });

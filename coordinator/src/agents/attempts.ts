@@ -23,7 +23,9 @@ const stale = (f: Fence) => new AppError('stale_attempt', `attempt ${f.attempt_i
 export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> {
   const now = ctx.clock.now();
   const expires = addMs(now, ctx.config.LEASE_MS);
-  const [row] = await ctx.db.update(jobs).set({ leaseExpiresAt: expires })
+  const [row] = await ctx.db
+    .update(jobs)
+    .set({ leaseExpiresAt: expires })
     .where(and(eq(jobs.id, f.job_id), fenceOf(f), inArray(jobs.status, [...ACTIVE_STATUSES])))
     .returning({ id: jobs.id });
   if (!row) throw stale(f);
@@ -39,16 +41,36 @@ export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> 
 export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
-    const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
+    const [job] = await tx
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.id, r.job_id), fenceOf(r)))
+      .limit(1);
     if (!job) return null;
     if (job.status === r.stage) return job; // a retried report
     const refused = r.media ? definitionOf(job.jobType).checkMedia(job, r.media) : null;
     if (refused) {
-      await failJob(tx, { jobId: r.job_id, now, attemptId: r.attempt_id, where: fenceOf(r), code: refused.code, message: failureMessage(refused.code, refused.message) });
+      await failJob(tx, {
+        jobId: r.job_id,
+        now,
+        attemptId: r.attempt_id,
+        where: fenceOf(r),
+        code: refused.code,
+        message: failureMessage(refused.code, refused.message),
+      });
       return null;
     }
     if (!canTransition(job.status, r.stage)) throw new AppError('conflict', `cannot move from ${job.status} to ${r.stage}`);
-    return transitionJob(tx, { jobId: r.job_id, from: job.status, to: r.stage, reason: 'stage', now, attemptId: r.attempt_id, where: fenceOf(r), patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } } });
+    return transitionJob(tx, {
+      jobId: r.job_id,
+      from: job.status,
+      to: r.stage,
+      reason: 'stage',
+      now,
+      attemptId: r.attempt_id,
+      where: fenceOf(r),
+      patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } },
+    });
   });
   if (!moved) throw stale(r);
 }
@@ -86,7 +108,13 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
   const bytes = new Map(r.outputs.map((o) => [o.name, o.bytes]));
   const done = await ctx.db.transaction(async (tx) => {
     const row = await transitionJob(tx, {
-      jobId: job.id, from: def.stages[def.stages.length - 1]!, to: 'completed', reason: 'completed', now, attemptId: r.attempt_id, where: fenceOf(r),
+      jobId: job.id,
+      from: def.stages[def.stages.length - 1]!,
+      to: 'completed',
+      reason: 'completed',
+      now,
+      attemptId: r.attempt_id,
+      where: fenceOf(r),
       patch: {
         ...def.completion(job, r),
         completedAt: now,
@@ -100,7 +128,8 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
       const storageKey = outputKeyOf(job.id, role.file);
       const meta = Object.fromEntries(Object.entries(role.meta ?? {}).map(([k, file]) => [k, outputKeyOf(job.id, file)]));
       const values = { storageKey, contentType: def.files[role.file]!.contentType, bytes: bytes.get(role.file) ?? null, meta, createdAt: now };
-      await tx.insert(jobOutputs)
+      await tx
+        .insert(jobOutputs)
         .values({ id: randomUUID(), jobId: job.id, role: role.role, ...values })
         .onConflictDoUpdate({ target: [jobOutputs.jobId, jobOutputs.role], set: values });
     }
@@ -118,7 +147,11 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
 export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
   const now = ctx.clock.now();
   const outcome = await ctx.db.transaction(async (tx) => {
-    const [job] = await tx.select().from(jobs).where(and(eq(jobs.id, r.job_id), fenceOf(r))).limit(1);
+    const [job] = await tx
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.id, r.job_id), fenceOf(r)))
+      .limit(1);
     if (!job) return null;
     if (job.status === 'failed') return 'failed';
     await endAttempt(tx, r.attempt_id, now, 'failed', { code: r.code, message: r.message });

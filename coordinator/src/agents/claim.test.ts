@@ -7,8 +7,12 @@ import { AGENT_LIVE_MS, RETRY_ELSEWHERE_MS, claimJob } from './claim.ts';
 
 // One database per file (PGlite starts in about 2 s); every test makes its own jobs and agent names.
 let ctx: EngineCtx;
-beforeAll(async () => { ctx = await createEngineCtx(); });
-afterAll(async () => { await ctx.close(); });
+beforeAll(async () => {
+  ctx = await createEngineCtx();
+});
+afterAll(async () => {
+  await ctx.close();
+});
 
 const claim = (jobId: string, agentId: string) => claimJob(ctx, { v: 1, job_id: jobId, agent_id: agentId });
 

@@ -29,18 +29,18 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   const attemptId = randomUUID();
   const lease = ctx.config.LEASE_MS;
   const job = await ctx.db.transaction(async (tx) => {
-    const [row] = await tx.update(jobs)
+    const [row] = await tx
+      .update(jobs)
       .set({ currentAttemptId: attemptId, leaseExpiresAt: addMs(now, lease), attemptCount: sql`${jobs.attemptCount} + 1`, updatedAt: now, progress: null })
-      .where(and(
-        eq(jobs.id, req.job_id),
-        inArray(jobs.status, [...ACTIVE_STATUSES]),
-        isNull(jobs.currentAttemptId),
-        lt(jobs.attemptCount, ctx.config.MAX_ATTEMPTS),
-      ))
+      .where(
+        and(eq(jobs.id, req.job_id), inArray(jobs.status, [...ACTIVE_STATUSES]), isNull(jobs.currentAttemptId), lt(jobs.attemptCount, ctx.config.MAX_ATTEMPTS)),
+      )
       .returning();
     if (!row) return null;
     await tx.insert(jobAttempts).values({ id: attemptId, jobId: row.id, agentId: req.agent_id, startedAt: now });
-    await tx.insert(jobEvents).values({ jobId: row.id, fromStatus: row.status, toStatus: row.status, reason: `claimed by ${req.agent_id}`, attemptId, createdAt: now });
+    await tx
+      .insert(jobEvents)
+      .values({ jobId: row.id, fromStatus: row.status, toStatus: row.status, reason: `claimed by ${req.agent_id}`, attemptId, createdAt: now });
     return row;
   });
   if (!job) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
@@ -60,7 +60,12 @@ async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string): Promis
     outputs[name] = { key, content_type: file.contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType: file.contentType }) };
   }
   const source = await sourceOf(ctx, job, ttl);
-  return def.buildAssignment({ v: 1, job_id: job.id, attempt_id: attemptId, kind: def.workKind, lease_ms: ctx.config.LEASE_MS, outputs }, job, source, ctx.config);
+  return def.buildAssignment(
+    { v: 1, job_id: job.id, attempt_id: attemptId, kind: def.workKind, lease_ms: ctx.config.LEASE_MS, outputs },
+    job,
+    source,
+    ctx.config,
+  );
 }
 
 /** The stored file a job works from: its own upload, or its parent's source for derivatives. */
@@ -85,20 +90,30 @@ export async function touchAgent(ctx: Ctx, agentId: string, now: Date): Promise<
  * either, could take it. With no such agent the same one may retry: a job must not wait forever.
  */
 async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest, now: Date): Promise<boolean> {
-  const failedBy = ctx.db.select({ agentId: jobAttempts.agentId }).from(jobAttempts)
+  const failedBy = ctx.db
+    .select({ agentId: jobAttempts.agentId })
+    .from(jobAttempts)
     .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])));
-  const mine = await ctx.db.select({ one: sql`1` }).from(jobAttempts)
+  const mine = await ctx.db
+    .select({ one: sql`1` })
+    .from(jobAttempts)
     .where(and(eq(jobAttempts.jobId, req.job_id), eq(jobAttempts.agentId, req.agent_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])))
     .limit(1);
   if (!mine.length) return false;
   const [job] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
   if (!job) return false;
   const kind = definitionOf(job.jobType).workKind;
-  const others = await ctx.db.select({ id: agents.id }).from(agents).where(and(
-    ne(agents.id, req.agent_id),
-    gt(agents.lastSeenAt, addMs(now, -AGENT_LIVE_MS)),
-    sql`${agents.capabilities} -> 'work_kinds' @> ${JSON.stringify([kind])}::jsonb`,
-    notInArray(agents.id, failedBy),
-  )).limit(1);
+  const others = await ctx.db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(
+      and(
+        ne(agents.id, req.agent_id),
+        gt(agents.lastSeenAt, addMs(now, -AGENT_LIVE_MS)),
+        sql`${agents.capabilities} -> 'work_kinds' @> ${JSON.stringify([kind])}::jsonb`,
+        notInArray(agents.id, failedBy),
+      ),
+    )
+    .limit(1);
   return others.length > 0;
 }

@@ -12,7 +12,8 @@ import { agents } from '../db/schema.ts';
 export async function registerAgent(ctx: Ctx, caps: AgentCapabilities): Promise<void> {
   const now = ctx.clock.now();
   const [before] = await ctx.db.select({ capabilities: agents.capabilities }).from(agents).where(eq(agents.id, caps.agent_id)).limit(1);
-  await ctx.db.insert(agents)
+  await ctx.db
+    .insert(agents)
     .values({ id: caps.agent_id, capabilities: caps, registeredAt: now, lastSeenAt: now })
     .onConflictDoUpdate({ target: agents.id, set: { capabilities: caps, lastSeenAt: now } });
   const changed = !before || !isDeepStrictEqual(before.capabilities, caps);

@@ -10,61 +10,73 @@ const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
  * executed) twice. A refund row is written `pending` in the transaction that fails the job and
  * moved to `done` once the rail confirms it.
  */
-export const ledgerEntries = pgTable('ledger_entries', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  jobId: uuid('job_id'),
-  rail: text('rail').notNull(),
-  kind: text('kind').notNull(),
-  amount: bigint('amount', { mode: 'bigint' }).notNull(),
-  currency: text('currency').notNull(),
-  /** pending | done | failed */
-  state: text('state').notNull(),
-  /** Tx hash, PaymentIntent id, refund id … once known. */
-  reference: text('reference'),
-  /** For refunds, captures and releases: the charge or hold (its reference) they apply to. */
-  chargeReference: text('charge_reference'),
-  payer: text('payer'),
-  idempotencyKey: text('idempotency_key').notNull(),
-  attempts: integer('attempts').notNull().default(0),
-  lastError: text('last_error'),
-  createdAt: ts('created_at').notNull(),
-  updatedAt: ts('updated_at').notNull(),
-}, (t) => [
-  uniqueIndex('ledger_idempotency_uq').on(t.idempotencyKey),
-  index('ledger_job_idx').on(t.jobId),
-  index('ledger_pending_idx').on(t.id).where(sql`state = 'pending'`),
-]);
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id'),
+    rail: text('rail').notNull(),
+    kind: text('kind').notNull(),
+    amount: bigint('amount', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    /** pending | done | failed */
+    state: text('state').notNull(),
+    /** Tx hash, PaymentIntent id, refund id … once known. */
+    reference: text('reference'),
+    /** For refunds, captures and releases: the charge or hold (its reference) they apply to. */
+    chargeReference: text('charge_reference'),
+    payer: text('payer'),
+    idempotencyKey: text('idempotency_key').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('ledger_idempotency_uq').on(t.idempotencyKey),
+    index('ledger_job_idx').on(t.jobId),
+    index('ledger_pending_idx').on(t.id).where(sql`state = 'pending'`),
+  ],
+);
 
 /**
  * Consumed-once record of every MPP challenge / x402 authorization answered with a credential.
  * The row is inserted BEFORE settling: a concurrent duplicate hits the primary key and is
  * refused, so two requests carrying one credential settle at most once.
  */
-export const paymentConsumptions = pgTable('payment_consumptions', {
-  challengeId: text('challenge_id').primaryKey(),
-  method: text('method').notNull(),
-  jobId: uuid('job_id'),
-  /** settling | settled */
-  state: text('state').notNull(),
-  reference: text('reference'),
-  createdAt: ts('created_at').notNull(),
-}, (t) => [
-  // One credential per job: two payers racing for the same job cannot both be charged.
-  uniqueIndex('payment_consumptions_job_uq').on(t.jobId),
-]);
+export const paymentConsumptions = pgTable(
+  'payment_consumptions',
+  {
+    challengeId: text('challenge_id').primaryKey(),
+    method: text('method').notNull(),
+    jobId: uuid('job_id'),
+    /** settling | settled */
+    state: text('state').notNull(),
+    reference: text('reference'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [
+    // One credential per job: two payers racing for the same job cannot both be charged.
+    uniqueIndex('payment_consumptions_job_uq').on(t.jobId),
+  ],
+);
 
 /** Hosted card checkout sessions per job; the completion webhook is applied once. */
-export const checkoutSessions = pgTable('checkout_sessions', {
-  id: text('id').primaryKey(),
-  jobId: uuid('job_id').notNull(),
-  url: text('url').notNull(),
-  amountCents: integer('amount_cents').notNull(),
-  /** open | completed | expired */
-  status: text('status').notNull(),
-  paymentIntentId: text('payment_intent_id'),
-  createdAt: ts('created_at').notNull(),
-  completedAt: ts('completed_at'),
-}, (t) => [uniqueIndex('checkout_sessions_job_uq').on(t.jobId)]);
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    jobId: uuid('job_id').notNull(),
+    url: text('url').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    /** open | completed | expired */
+    status: text('status').notNull(),
+    paymentIntentId: text('payment_intent_id'),
+    createdAt: ts('created_at').notNull(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [uniqueIndex('checkout_sessions_job_uq').on(t.jobId)],
+);
 
 /** Card-processor webhook events already applied (retries of one event do nothing). */
 export const webhookEvents = pgTable('webhook_events', {
@@ -74,12 +86,16 @@ export const webhookEvents = pgTable('webhook_events', {
 });
 
 /** `Idempotency-Key` on POST: the first response is stored and replayed for the same key. */
-export const idempotencyKeys = pgTable('idempotency_keys', {
-  scope: text('scope').notNull(),
-  key: text('key').notNull(),
-  requestHash: text('request_hash').notNull(),
-  status: integer('status'),
-  body: jsonb('body'),
-  headers: jsonb('headers').$type<Record<string, string>>(),
-  createdAt: ts('created_at').notNull(),
-}, (t) => [uniqueIndex('idempotency_scope_key_uq').on(t.scope, t.key)]);
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    scope: text('scope').notNull(),
+    key: text('key').notNull(),
+    requestHash: text('request_hash').notNull(),
+    status: integer('status'),
+    body: jsonb('body'),
+    headers: jsonb('headers').$type<Record<string, string>>(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('idempotency_scope_key_uq').on(t.scope, t.key)],
+);

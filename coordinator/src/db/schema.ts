@@ -1,7 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint, bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, bigserial, doublePrecision, index, integer, jsonb, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import type { FailureCode } from '@cutroom/shared/failures';
 import { JobStatus, JobType, PaymentStatus } from '@cutroom/shared/job-types';
 
@@ -26,96 +24,122 @@ export const sessions = pgTable('sessions', {
 });
 
 /** Jobs. `status` is written only by jobs/transition-job.ts. */
-export const jobs = pgTable('jobs', {
-  id: uuid('id').primaryKey(),
-  sessionId: uuid('session_id').references(() => sessions.id),
-  jobType: jobTypeEnum('job_type').notNull(),
-  status: jobStatusEnum('status').notNull(),
-  paymentStatus: paymentStatusEnum('payment_status').notNull(),
-  originalFilename: text('original_filename').notNull(),
-  contentType: text('content_type').notNull(),
-  /** Declared by the upload's content type; re-checked against the probe. */
-  mediaKind: text('media_kind'),
-  priceCents: integer('price_cents').notNull(),
-  /** USDC base units on the chain rail. */
-  priceChainUnits: bigint('price_chain_units', { mode: 'bigint' }),
-  amountPaidCents: integer('amount_paid_cents'),
-  /** Rail and reference of the settled payment (null while unpaid or when billing is off). */
-  paymentRail: text('payment_rail'),
-  paymentReference: text('payment_reference'),
-  payer: text('payer'),
-  fileSize: bigint('file_size', { mode: 'number' }),
-  durationSeconds: doublePrecision('duration_seconds'),
-  errorCode: text('error_code').$type<FailureCode>(),
-  errorMessage: text('error_message'),
-  sourceKey: text('source_key'),
-  sourceDeletedAt: ts('source_deleted_at'),
-  sourceJobId: uuid('source_job_id'),
-  bundleJobId: uuid('bundle_job_id'),
-  /** Validated CreateJobRequest fields the pipeline needs (language, segments, …). */
-  params: jsonb('params').$type<Record<string, unknown>>().notNull().default({}),
-  /** Probe result reported by the agent. */
-  media: jsonb('media').$type<Record<string, unknown>>(),
-  /** Coalesced progress: newest wins. */
-  progress: jsonb('progress').$type<{ stage: string; fraction: number; at: string } | null>(),
-  currentAttemptId: uuid('current_attempt_id'),
-  leaseExpiresAt: ts('lease_expires_at'),
-  attemptCount: integer('attempt_count').notNull().default(0),
-  createdAt: ts('created_at').notNull(),
-  updatedAt: ts('updated_at').notNull(),
-  completedAt: ts('completed_at'),
-  expiresAt: ts('expires_at'),
-}, (t) => [
-  index('jobs_session_idx').on(t.sessionId, t.createdAt),
-  index('jobs_lease_idx').on(t.leaseExpiresAt).where(sql`current_attempt_id is not null`),
-  index('jobs_expires_idx').on(t.expiresAt).where(sql`status in ('completed','failed')`),
-]);
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: uuid('id').primaryKey(),
+    sessionId: uuid('session_id').references(() => sessions.id),
+    jobType: jobTypeEnum('job_type').notNull(),
+    status: jobStatusEnum('status').notNull(),
+    paymentStatus: paymentStatusEnum('payment_status').notNull(),
+    originalFilename: text('original_filename').notNull(),
+    contentType: text('content_type').notNull(),
+    /** Declared by the upload's content type; re-checked against the probe. */
+    mediaKind: text('media_kind'),
+    priceCents: integer('price_cents').notNull(),
+    /** USDC base units on the chain rail. */
+    priceChainUnits: bigint('price_chain_units', { mode: 'bigint' }),
+    amountPaidCents: integer('amount_paid_cents'),
+    /** Rail and reference of the settled payment (null while unpaid or when billing is off). */
+    paymentRail: text('payment_rail'),
+    paymentReference: text('payment_reference'),
+    payer: text('payer'),
+    fileSize: bigint('file_size', { mode: 'number' }),
+    durationSeconds: doublePrecision('duration_seconds'),
+    errorCode: text('error_code').$type<FailureCode>(),
+    errorMessage: text('error_message'),
+    sourceKey: text('source_key'),
+    sourceDeletedAt: ts('source_deleted_at'),
+    sourceJobId: uuid('source_job_id'),
+    bundleJobId: uuid('bundle_job_id'),
+    /** Validated CreateJobRequest fields the pipeline needs (language, segments, …). */
+    params: jsonb('params').$type<Record<string, unknown>>().notNull().default({}),
+    /** Probe result reported by the agent. */
+    media: jsonb('media').$type<Record<string, unknown>>(),
+    /** Coalesced progress: newest wins. */
+    progress: jsonb('progress').$type<{ stage: string; fraction: number; at: string } | null>(),
+    currentAttemptId: uuid('current_attempt_id'),
+    leaseExpiresAt: ts('lease_expires_at'),
+    attemptCount: integer('attempt_count').notNull().default(0),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+    completedAt: ts('completed_at'),
+    expiresAt: ts('expires_at'),
+  },
+  (t) => [
+    index('jobs_session_idx').on(t.sessionId, t.createdAt),
+    index('jobs_lease_idx').on(t.leaseExpiresAt).where(sql`current_attempt_id is not null`),
+    index('jobs_expires_idx').on(t.expiresAt).where(sql`status in ('completed','failed')`),
+  ],
+);
 
 /** Append-only history of status changes, written in the same transaction as the change. */
-export const jobEvents = pgTable('job_events', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  jobId: uuid('job_id').notNull().references(() => jobs.id),
-  fromStatus: jobStatusEnum('from_status'),
-  toStatus: jobStatusEnum('to_status').notNull(),
-  reason: text('reason').notNull(),
-  attemptId: uuid('attempt_id'),
-  createdAt: ts('created_at').notNull(),
-}, (t) => [index('job_events_job_idx').on(t.jobId, t.id)]);
+export const jobEvents = pgTable(
+  'job_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    fromStatus: jobStatusEnum('from_status'),
+    toStatus: jobStatusEnum('to_status').notNull(),
+    reason: text('reason').notNull(),
+    attemptId: uuid('attempt_id'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('job_events_job_idx').on(t.jobId, t.id)],
+);
 
 /** One row per claim. The job's current_attempt_id is the fence. */
-export const jobAttempts = pgTable('job_attempts', {
-  id: uuid('id').primaryKey(),
-  jobId: uuid('job_id').notNull().references(() => jobs.id),
-  agentId: text('agent_id').notNull(),
-  startedAt: ts('started_at').notNull(),
-  endedAt: ts('ended_at'),
-  outcome: attemptOutcomeEnum('outcome'),
-  errorCode: text('error_code').$type<FailureCode>(),
-  errorMessage: text('error_message'),
-}, (t) => [index('job_attempts_job_idx').on(t.jobId)]);
+export const jobAttempts = pgTable(
+  'job_attempts',
+  {
+    id: uuid('id').primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    agentId: text('agent_id').notNull(),
+    startedAt: ts('started_at').notNull(),
+    endedAt: ts('ended_at'),
+    outcome: attemptOutcomeEnum('outcome'),
+    errorCode: text('error_code').$type<FailureCode>(),
+    errorMessage: text('error_message'),
+  },
+  (t) => [index('job_attempts_job_idx').on(t.jobId)],
+);
 
 /** Outputs: one row per (job, role), so a retried attempt replaces instead of adding. */
-export const jobOutputs = pgTable('job_outputs', {
-  id: uuid('id').primaryKey(),
-  jobId: uuid('job_id').notNull().references(() => jobs.id),
-  role: text('role').notNull(),
-  storageKey: text('storage_key'),
-  externalUrl: text('external_url'),
-  contentType: text('content_type'),
-  bytes: bigint('bytes', { mode: 'number' }),
-  /** Extra stored objects of this output (e.g. the words JSON beside an SRT). */
-  meta: jsonb('meta').$type<Record<string, string>>().notNull().default({}),
-  createdAt: ts('created_at').notNull(),
-}, (t) => [uniqueIndex('job_outputs_job_role_uq').on(t.jobId, t.role)]);
+export const jobOutputs = pgTable(
+  'job_outputs',
+  {
+    id: uuid('id').primaryKey(),
+    jobId: uuid('job_id')
+      .notNull()
+      .references(() => jobs.id),
+    role: text('role').notNull(),
+    storageKey: text('storage_key'),
+    externalUrl: text('external_url'),
+    contentType: text('content_type'),
+    bytes: bigint('bytes', { mode: 'number' }),
+    /** Extra stored objects of this output (e.g. the words JSON beside an SRT). */
+    meta: jsonb('meta').$type<Record<string, string>>().notNull().default({}),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('job_outputs_job_role_uq').on(t.jobId, t.role)],
+);
 
 /** Transactional outbox: rows written with a status change, relayed to JetStream. */
-export const outbox = pgTable('outbox', {
-  id: bigserial('id', { mode: 'number' }).primaryKey(),
-  subject: text('subject').notNull(),
-  payload: jsonb('payload').notNull(),
-  createdAt: ts('created_at').notNull(),
-  publishedAt: ts('published_at'),
-}, (t) => [index('outbox_unpublished_idx').on(t.id).where(sql`published_at is null`)]);
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    subject: text('subject').notNull(),
+    payload: jsonb('payload').notNull(),
+    createdAt: ts('created_at').notNull(),
+    publishedAt: ts('published_at'),
+  },
+  (t) => [index('outbox_unpublished_idx').on(t.id).where(sql`published_at is null`)],
+);
 
 export type JobRow = typeof jobs.$inferSelect;
 export type JobPatch = Partial<Omit<typeof jobs.$inferInsert, 'id' | 'status'>>;

@@ -19,7 +19,10 @@ export function startOutboxRelay(deps: { db: Db; nc: NatsConnection; clock: Cloc
   let stopped = false;
 
   async function drain(): Promise<void> {
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     try {
       do {

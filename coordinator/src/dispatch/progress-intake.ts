@@ -26,7 +26,8 @@ export function startProgressIntake(deps: { db: Db; nc: NatsConnection; logger: 
     const batch = [...latest.values()];
     latest.clear();
     for (const e of batch) {
-      await deps.db.update(jobs)
+      await deps.db
+        .update(jobs)
         .set({ progress: { stage: e.stage, fraction: e.fraction, at: e.at } })
         .where(and(eq(jobs.id, e.job_id), eq(jobs.currentAttemptId, e.attempt_id), eq(jobs.status, e.stage)))
         .catch((err: unknown) => deps.logger.warn({ err, job_id: e.job_id }, 'progress write failed'));
@@ -45,5 +46,9 @@ export function startProgressIntake(deps: { db: Db; nc: NatsConnection; logger: 
 }
 
 function safeJson(s: string): unknown {
-  try { return JSON.parse(s); } catch { return null; }
+  try {
+    return JSON.parse(s);
+  } catch {
+    return null;
+  }
 }

@@ -3,7 +3,11 @@ import { execa, type ResultPromise } from 'execa';
 
 const agentMain = fileURLToPath(new URL('../../../render-agent/src/main.ts', import.meta.url));
 
-export interface AgentChild { id: string; process: ResultPromise; stop(): Promise<void> }
+export interface AgentChild {
+  id: string;
+  process: ResultPromise;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts a render-agent as its own process (as on a GPU host), inheriting this process's
@@ -17,7 +21,9 @@ export function startAgentChild(opts: { id: string; coordinatorUrl: string; nats
     cleanup: true,
   });
   let exited = false;
-  void child.then(() => { exited = true; });
+  void child.then(() => {
+    exited = true;
+  });
   return {
     id: opts.id,
     process: child,

@@ -17,7 +17,10 @@ export async function waitForPort(port: number, timeoutMs: number, host = '127.0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const ok = await new Promise<boolean>((res) => {
-      const s = connect({ port, host }, () => { s.destroy(); res(true); });
+      const s = connect({ port, host }, () => {
+        s.destroy();
+        res(true);
+      });
       s.once('error', () => res(false));
     });
     if (ok) return;

@@ -2,7 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
 import { freePort, waitForPort } from './free-port.ts';
 
-export interface NatsChild { url: string; stop(): Promise<void> }
+export interface NatsChild {
+  url: string;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts `nats-server` with JetStream as a child process storing under `storeDir`.
@@ -17,7 +20,9 @@ export async function startNatsServer(opts: { storeDir: string; port?: number; b
     cleanup: true,
   });
   let exited = false;
-  void child.then(() => { exited = true; });
+  void child.then(() => {
+    exited = true;
+  });
   try {
     await waitForPort(port, 10_000);
   } catch (err) {

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface EmbeddedSecrets { agentToken: string; urlSigningSecret: string }
+export interface EmbeddedSecrets {
+  agentToken: string;
+  urlSigningSecret: string;
+}
 
 /**
  * Secrets of the embedded default, generated once per data folder (mode 0600) so presigned URLs

@@ -19,18 +19,30 @@ describe('installDeclaredResponses', () => {
     app.setSerializerCompiler(serializerCompiler);
     installErrorHandler(app);
     installDeclaredResponses(app);
-    await app.register(fastifySwagger, { openapi: { openapi: '3.1.0', info: { title: 't', version: '1' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } }, transform: jsonSchemaTransform });
-    await app.register(async (scope) => {
-      const r = scope.withTypeProvider<ZodTypeProvider>();
-      r.post('/things', { schema: { body: Thing, security: [{ bearer: [] }], response: { 201: Thing, 403: ErrorResponse, 409: Special409 } } }, async (_req, reply) => reply.status(201).send({ id: 'x' }));
-      r.get('/things/:id', { schema: { params: z.object({ id: z.uuid() }), response: { 200: Thing } } }, async (req) => ({ id: req.params.id }));
-      r.get('/open', { schema: { response: { 200: Thing } } }, async () => ({ id: 'o' }));
-      r.get('/secret', { schema: { hide: true } }, async (_req, reply) => reply.status(400).send({ v: 1, error: 'e', stale: true }));
-    }, { prefix: '/api' });
+    await app.register(fastifySwagger, {
+      openapi: { openapi: '3.1.0', info: { title: 't', version: '1' }, components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } } },
+      transform: jsonSchemaTransform,
+    });
+    await app.register(
+      async (scope) => {
+        const r = scope.withTypeProvider<ZodTypeProvider>();
+        r.post(
+          '/things',
+          { schema: { body: Thing, security: [{ bearer: [] }], response: { 201: Thing, 403: ErrorResponse, 409: Special409 } } },
+          async (_req, reply) => reply.status(201).send({ id: 'x' }),
+        );
+        r.get('/things/:id', { schema: { params: z.object({ id: z.uuid() }), response: { 200: Thing } } }, async (req) => ({ id: req.params.id }));
+        r.get('/open', { schema: { response: { 200: Thing } } }, async () => ({ id: 'o' }));
+        r.get('/secret', { schema: { hide: true } }, async (_req, reply) => reply.status(400).send({ v: 1, error: 'e', stale: true }));
+      },
+      { prefix: '/api' },
+    );
     await app.ready();
     doc = app.swagger() as unknown as typeof doc;
   });
-  afterAll(async () => { await app.close(); });
+  afterAll(async () => {
+    await app.close();
+  });
 
   const statuses = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses).sort();
 
@@ -41,7 +53,7 @@ describe('installDeclaredResponses', () => {
     expect(doc.paths['/api/secret']).toBeUndefined();
   });
 
-  it('declares each with the {error} schema and a description; the route\'s own schemas win', () => {
+  it("declares each with the {error} schema and a description; the route's own schemas win", () => {
     const post = doc.paths['/api/things']!.post!.responses;
     expect(post['413']!.description).toBe('Request body larger than 1 MiB');
     expect(post['400']!.description).toMatch(/NUL character/);

@@ -27,8 +27,9 @@ export function errorResponseTexts(
   const mib = 1024 * 1024;
   const limit = opts.bodyLimit % mib === 0 ? `${opts.bodyLimit / mib} MiB` : `${Math.round(opts.bodyLimit / 1024)} KiB`;
   const out: Record<number, string> = {
-    400: 'Bad request: a parameter or the body failed validation, a text value contains a NUL character or is not valid UTF-8, '
-      + 'or the URL is malformed (bad percent-encoding, raw control or non-ASCII characters, a path parameter over 100 characters)',
+    400:
+      'Bad request: a parameter or the body failed validation, a text value contains a NUL character or is not valid UTF-8, ' +
+      'or the URL is malformed (bad percent-encoding, raw control or non-ASCII characters, a path parameter over 100 characters)',
     408: 'The request was not received in time',
     431: 'The request line and headers are larger than the server accepts (16 KiB)',
     503: 'A dependency (database, storage, payment network) is unavailable, or the server is shutting down; retry shortly',

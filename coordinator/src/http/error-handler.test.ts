@@ -28,13 +28,21 @@ describe('error handler on a fastify app', () => {
     app = Fastify({ frameworkErrors: answerFrameworkError, clientErrorHandler: answerClientError, logger: false });
     installErrorHandler(app);
     app.get('/jobs/:id', async (req) => ({ id: (req.params as { id: string }).id }));
-    app.get('/nul', async () => { throw Object.assign(new Error('invalid byte sequence'), { code: '22021' }); });
-    app.get('/down', async () => { throw new Error('Failed query', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) }); });
-    app.get('/bug', async () => { throw new Error('secret internals'); });
+    app.get('/nul', async () => {
+      throw Object.assign(new Error('invalid byte sequence'), { code: '22021' });
+    });
+    app.get('/down', async () => {
+      throw new Error('Failed query', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    });
+    app.get('/bug', async () => {
+      throw new Error('secret internals');
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
   });
-  afterAll(async () => { await app.close(); });
+  afterAll(async () => {
+    await app.close();
+  });
 
   it('answers an over-long path parameter with 400 {error}, not 414', async () => {
     const res = await app.inject({ method: 'GET', url: `/jobs/${'x'.repeat(101)}` });
@@ -66,13 +74,16 @@ describe('error handler on a fastify app', () => {
     expect(res.json().error.length).toBeLessThan(300);
   });
 
-  const raw = (request: string) => new Promise<string>((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    let out = '';
-    socket.on('data', (d) => { out += d.toString('latin1'); });
-    socket.on('close', () => resolve(out));
-    socket.on('error', reject);
-  });
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let out = '';
+      socket.on('data', (d) => {
+        out += d.toString('latin1');
+      });
+      socket.on('close', () => resolve(out));
+      socket.on('error', reject);
+    });
 
   it('answers connection-level refusals (431, malformed request) with {error}', async () => {
     const big = await raw(`GET /jobs/1?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);

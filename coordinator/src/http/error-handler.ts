@@ -32,7 +32,9 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'request';
-      return reply.status(400).send({ error: `invalid ${where}: ${describeIssues(err.validation.map((v) => ({ path: v.instancePath.split('/').filter(Boolean), message: v.message ?? 'invalid' })))}` });
+      return reply.status(400).send({
+        error: `invalid ${where}: ${describeIssues(err.validation.map((v) => ({ path: v.instancePath.split('/').filter(Boolean), message: v.message ?? 'invalid' })))}`,
+      });
     }
     if (err instanceof ZodError) return reply.status(400).send({ error: `invalid request: ${describeIssues(err.issues)}` });
     const status = err.statusCode ?? 500;
@@ -45,7 +47,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (cls === 'unavailable') {
       req.log.error({ err }, 'a dependency is unavailable');
-      return reply.status(503).header('retry-after', '5').send({ error: 'a dependency of the service is unavailable right now; nothing was done, retry shortly' });
+      return reply
+        .status(503)
+        .header('retry-after', '5')
+        .send({ error: 'a dependency of the service is unavailable right now; nothing was done, retry shortly' });
     }
     req.log.error({ err }, 'unhandled error');
     return reply.status(500).send({ error: 'internal error; please retry' });
@@ -59,9 +64,21 @@ const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…`
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 /** The database or another dependency is down or unreachable: node's socket errors, postgres.js's connection errors, SQLSTATE class 08 and 57P01-57P03, 53300. */
 const UNAVAILABLE = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03', '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
 ]);
 
 /** Looks through an error and its causes (drizzle wraps the driver's error) for a known infrastructure code. */
@@ -98,12 +115,17 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
  */
 export function answerClientError(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'the request was not received in time']
-    : err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'the request line and headers are too large (16 KiB at most)']
-    : [400, 'malformed HTTP request'];
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'the request was not received in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'the request line and headers are too large (16 KiB at most)']
+        : [400, 'malformed HTTP request'];
   const body = JSON.stringify({ error: message });
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }

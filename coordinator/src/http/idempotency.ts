@@ -10,7 +10,9 @@ const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 const REPLAYED_HEADERS = ['payment-receipt', 'payment-response', 'content-type'];
 
 declare module 'fastify' {
-  interface FastifyRequest { idempotency?: { scope: string; key: string } }
+  interface FastifyRequest {
+    idempotency?: { scope: string; key: string };
+  }
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -31,20 +33,29 @@ export function installIdempotency(app: FastifyInstance, deps: { db: Db; clock: 
     if (!KEY_RE.test(key)) return reply.status(400).send({ error: 'Idempotency-Key must be 1-255 visible ASCII characters' });
     const scope = sha256(`${req.headers.authorization ?? 'anonymous'}|${req.method}|${req.url.split('?')[0]}`);
     const requestHash = sha256(JSON.stringify(req.body ?? null));
-    const inserted = await deps.db.insert(idempotencyKeys)
+    const inserted = await deps.db
+      .insert(idempotencyKeys)
       .values({ scope, key, requestHash, createdAt: deps.clock.now() })
-      .onConflictDoNothing().returning({ key: idempotencyKeys.key });
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
     if (inserted.length) {
       req.idempotency = { scope, key };
       return;
     }
-    const [prior] = await deps.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key))).limit(1);
+    const [prior] = await deps.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.scope, scope), eq(idempotencyKeys.key, key)))
+      .limit(1);
     if (!prior) return reply.status(409).send({ error: 'Idempotency-Key conflict; retry' });
     if (prior.requestHash !== requestHash) return reply.status(422).send({ error: 'this Idempotency-Key was used with a different request body' });
     if (prior.status == null) return reply.status(409).send({ error: 'a request with this Idempotency-Key is still in progress; retry shortly' });
     for (const [h, v] of Object.entries(prior.headers ?? {})) reply.header(h, v);
     reply.header('idempotent-replayed', 'true');
-    return reply.status(prior.status).serializer((p: unknown) => p as string).send(JSON.stringify(prior.body));
+    return reply
+      .status(prior.status)
+      .serializer((p: unknown) => p as string)
+      .send(JSON.stringify(prior.body));
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -62,7 +73,11 @@ export function installIdempotency(app: FastifyInstance, deps: { db: Db; clock: 
       if (typeof v === 'string') headers[h] = v;
     }
     let body: unknown = null;
-    try { body = typeof payload === 'string' ? JSON.parse(payload) : null; } catch { body = payload; }
+    try {
+      body = typeof payload === 'string' ? JSON.parse(payload) : null;
+    } catch {
+      body = payload;
+    }
     await deps.db.update(idempotencyKeys).set({ status: reply.statusCode, body, headers }).where(where);
     return payload;
   });

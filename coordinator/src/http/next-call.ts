@@ -4,11 +4,16 @@ import type { AppError, NextCall } from '../lib/app-error.ts';
 export function restRouteOf(next: { call: NextCall; jobId?: string }): string {
   const job = `/api/v1/jobs/${next.jobId ?? '{id}'}`;
   switch (next.call) {
-    case 'create_session': return 'POST /api/v1/sessions';
-    case 'upload_url': return `GET ${job}/upload-url`;
-    case 'complete_upload': return `POST ${job}/complete-upload`;
-    case 'process': return `POST ${job}/process`;
-    case 'checkout': return `POST ${job}/checkout`;
+    case 'create_session':
+      return 'POST /api/v1/sessions';
+    case 'upload_url':
+      return `GET ${job}/upload-url`;
+    case 'complete_upload':
+      return `POST ${job}/complete-upload`;
+    case 'process':
+      return `POST ${job}/process`;
+    case 'checkout':
+      return `POST ${job}/checkout`;
   }
 }
 

@@ -17,9 +17,7 @@ export function sendPaymentError(err: unknown, reply: FastifyReply): boolean {
     const challengeId = offer.challenges[0]?.id;
     if (offer.challenges.length) reply.header('WWW-Authenticate', offer.challenges.map(formatWwwAuthenticate));
     if (offer.x402) reply.header(PAYMENT_REQUIRED_HEADER, offer.x402.header);
-    const body = problem
-      ? problemFromError(problem, challengeId)
-      : problemBody('payment-required', err.message, { challengeId });
+    const body = problem ? problemFromError(problem, challengeId) : problemBody('payment-required', err.message, { challengeId });
     reply.status(402).header('Cache-Control', 'no-store').type(PROBLEM_CONTENT_TYPE).serializer(JSON.stringify).send(body);
     return true;
   }

@@ -17,7 +17,9 @@ describe('textProblem', () => {
 
 describe('findInvalidText', () => {
   it('walks objects and arrays and names the field', () => {
-    expect(findInvalidText({ a: 'ok', b: [{ c: 'ok' }, { c: 'x\u0000' }] }, 'request body')).toBe('request body field "b.1.c" contains a NUL character (U+0000), which cannot be stored');
+    expect(findInvalidText({ a: 'ok', b: [{ c: 'ok' }, { c: 'x\u0000' }] }, 'request body')).toBe(
+      'request body field "b.1.c" contains a NUL character (U+0000), which cannot be stored',
+    );
     expect(findInvalidText('top\u0000', 'request body')).toMatch(/^request body contains a NUL/);
     expect(findInvalidText({ ['k\u0000']: 1 }, 'request body')).toMatch(/field name that contains a NUL/);
     expect(findInvalidText({ a: 1, b: true, c: null, d: ['x', 2] }, 'request body')).toBeNull();
@@ -31,9 +33,9 @@ describe('findInvalidText', () => {
 });
 
 describe('requestTargetProblem', () => {
-  it.each([
-    '/api/v1/jobs', '/x?a=1&b=two', '/x?q=caf%C3%A9&e=%F0%9F%98%80', '/x?a=1+2', '/x?flag', '/x?a=&b', '/x?', '/x?a=%25',
-  ])('accepts %s', (t) => expect(requestTargetProblem(t)).toBeNull());
+  it.each(['/api/v1/jobs', '/x?a=1&b=two', '/x?q=caf%C3%A9&e=%F0%9F%98%80', '/x?a=1+2', '/x?flag', '/x?a=&b', '/x?', '/x?a=%25'])('accepts %s', (t) =>
+    expect(requestTargetProblem(t)).toBeNull(),
+  );
 
   it.each([
     ['/x?session_id=%00abc', /query parameter "session_id": its value contains a NUL/],
@@ -56,8 +58,14 @@ describe('installTextGuard on a fastify app', () => {
     app = Fastify();
     installErrorHandler(app);
     installTextGuard(app);
-    app.get('/items/:id', async (req) => { seen.push(req.params); return { ok: true }; });
-    app.post('/items', async (req) => { seen.push(req.body); return { ok: true, body: req.body }; });
+    app.get('/items/:id', async (req) => {
+      seen.push(req.params);
+      return { ok: true };
+    });
+    app.post('/items', async (req) => {
+      seen.push(req.body);
+      return { ok: true, body: req.body };
+    });
     app.register(async (raw) => {
       raw.removeAllContentTypeParsers();
       raw.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -65,7 +73,9 @@ describe('installTextGuard on a fastify app', () => {
     });
     await app.ready();
   });
-  afterAll(async () => { await app.close(); });
+  afterAll(async () => {
+    await app.close();
+  });
 
   const json = (payload: string) => app.inject({ method: 'POST', url: '/items', payload, headers: { 'content-type': 'application/json' } });
 
@@ -74,7 +84,12 @@ describe('installTextGuard on a fastify app', () => {
     const res = await json('{"name":"café 😀","tags":["a","\\ud83d\\ude00"]}');
     expect(res.statusCode).toBe(200);
     expect(res.json().body).toEqual({ name: 'café 😀', tags: ['a', '😀'] });
-    const withCharset = await app.inject({ method: 'POST', url: '/items', payload: '{"a":"é"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const withCharset = await app.inject({
+      method: 'POST',
+      url: '/items',
+      payload: '{"a":"é"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(withCharset.json()).toEqual({ ok: true, body: { a: 'é' } });
   });
 
@@ -85,7 +100,15 @@ describe('installTextGuard on a fastify app', () => {
       [await app.inject({ method: 'GET', url: '/items/a%00b' }), /path parameter "id" contains a NUL/],
       [await json('{"name":"a\\u0000b"}'), /request body field "name" contains a NUL/],
       [await json('{"list":[{"deep":"\\ud800"}]}'), /request body field "list.0.deep" contains a lone UTF-16 surrogate/],
-      [await app.inject({ method: 'POST', url: '/items', payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), headers: { 'content-type': 'application/json' } }), /request body is not valid UTF-8/],
+      [
+        await app.inject({
+          method: 'POST',
+          url: '/items',
+          payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+          headers: { 'content-type': 'application/json' },
+        }),
+        /request body is not valid UTF-8/,
+      ],
     ] as const;
     for (const [res, pattern] of cases) {
       expect(res.statusCode, res.body).toBe(400);

@@ -96,10 +96,11 @@ export function requestTargetProblem(target: string): string | null {
     const rawValue = eq < 0 ? '' : piece.slice(eq + 1);
     const nameBytes = BAD_PERCENT.test(rawName) ? null : percentDecodeBytes(rawName);
     const name = nameBytes && isUtf8(nameBytes) ? nameBytes.toString('utf8') : null;
-    const where = name !== null && textProblem(name) === null
-      ? `query parameter ${quoteName(name)}`
-      : `query parameter #${i + 1}`;
-    for (const [part, raw] of [['name', rawName], ['value', rawValue]] as const) {
+    const where = name !== null && textProblem(name) === null ? `query parameter ${quoteName(name)}` : `query parameter #${i + 1}`;
+    for (const [part, raw] of [
+      ['name', rawName],
+      ['value', rawValue],
+    ] as const) {
       if (BAD_PERCENT.test(raw)) return `${where}: malformed percent-encoding in its ${part} (% must be followed by two hex digits)`;
       const bytes = percentDecodeBytes(raw);
       if (!isUtf8(bytes)) return `${where}: its ${part} is not valid UTF-8 once percent-decoded`;

@@ -21,7 +21,10 @@ export const transcribe: JobTypeDefinition<'transcribe'> = {
     if (!req.content_type) throw new AppError('invalid_request', `content_type is required for job_type ${req.job_type}`);
     const media = mediaKindOf(req.content_type);
     if (!media) {
-      throw new AppError('unsupported_media', `content_type ${req.content_type} is not accepted; audio: ${AUDIO_CONTENT_TYPES.join(', ')}; video: ${VIDEO_CONTENT_TYPES.join(', ')}`);
+      throw new AppError(
+        'unsupported_media',
+        `content_type ${req.content_type} is not accepted; audio: ${AUDIO_CONTENT_TYPES.join(', ')}; video: ${VIDEO_CONTENT_TYPES.join(', ')}`,
+      );
     }
     return {
       originalFilename: req.filename,

@@ -3,8 +3,12 @@ import { createJobCall, createSessionCall, completeUploadCall, uploadUrlCall } f
 import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
 
 let ctx: EngineCtx;
-beforeAll(async () => { ctx = await createEngineCtx(); });
-afterAll(async () => { await ctx.close(); });
+beforeAll(async () => {
+  ctx = await createEngineCtx();
+});
+afterAll(async () => {
+  await ctx.close();
+});
 
 async function creds() {
   const s = await createSessionCall(ctx);
@@ -16,7 +20,14 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     const c = await creds();
     const audio = await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.mp3', content_type: 'Audio/MPEG; codecs=mp3' });
     expect(audio.value).toMatchObject({ job_type: 'transcribe', payment_status: 'paid', price_cents: 50, next_endpoint: 'upload-url' });
-    expect(await jobRow(ctx, audio.value.job_id)).toMatchObject({ status: 'uploading', contentType: 'audio/mpeg', mediaKind: 'audio', priceCents: 50, priceChainUnits: 200_000n, amountPaidCents: 0 });
+    expect(await jobRow(ctx, audio.value.job_id)).toMatchObject({
+      status: 'uploading',
+      contentType: 'audio/mpeg',
+      mediaKind: 'audio',
+      priceCents: 50,
+      priceChainUnits: 200_000n,
+      amountPaidCents: 0,
+    });
     const video = await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'v.mp4', content_type: 'video/mp4', language: 'de' });
     expect(video.value.price_cents).toBe(100);
     expect((await jobRow(ctx, video.value.job_id)).params).toMatchObject({ language: 'de' });
@@ -24,16 +35,24 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
 
   it('refuses what the type’s definition does not take, naming it', async () => {
     const c = await creds();
-    await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.mp3', content_type: 'audio/mpeg', segments: [{ start: 0, end: 1 }] }))
-      .rejects.toThrow('segments does not apply to job_type transcribe');
+    await expect(
+      createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.mp3', content_type: 'audio/mpeg', segments: [{ start: 0, end: 1 }] }),
+    ).rejects.toThrow('segments does not apply to job_type transcribe');
     await expect(createJobCall(ctx, c, { job_type: 'transcribe', content_type: 'audio/mpeg' })).rejects.toThrow(/filename is required/);
-    await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.pdf', content_type: 'application/pdf' })).rejects.toMatchObject({ code: 'unsupported_media' });
-    await expect(createJobCall(ctx, c, { job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg' })).rejects.toThrow(/summarize is not available yet; this service currently runs: transcribe/);
+    await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.pdf', content_type: 'application/pdf' })).rejects.toMatchObject({
+      code: 'unsupported_media',
+    });
+    await expect(createJobCall(ctx, c, { job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg' })).rejects.toThrow(
+      /summarize is not available yet; this service currently runs: transcribe/,
+    );
   });
 
   it('needs a session when billing is off, and names the next call without naming a REST route', async () => {
-    const err = await createJobCall(ctx, { bearer: null, authorization: undefined, paymentSignature: undefined, resourceUrl: 'http://test/' }, { job_type: 'transcribe', filename: 'a.mp3', content_type: 'audio/mpeg' })
-      .catch((e: unknown) => e);
+    const err = await createJobCall(
+      ctx,
+      { bearer: null, authorization: undefined, paymentSignature: undefined, resourceUrl: 'http://test/' },
+      { job_type: 'transcribe', filename: 'a.mp3', content_type: 'audio/mpeg' },
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'unauthenticated', next: { call: 'create_session' } });
     expect((err as Error).message).not.toMatch(/\/api\/v1/);
   });

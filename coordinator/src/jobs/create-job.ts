@@ -66,7 +66,14 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
     await ctx.db.transaction(async (tx) => {
       await insertJob(tx, { ...values, sessionId: caller.sessionId }, now);
       // Billing off: prepaid at creation (amount 0), so the caller goes straight to the upload.
-      await transitionJob(tx, { jobId: id, from: 'pending', to: 'uploading', reason: 'prepaid (billing disabled)', now, patch: { paymentStatus: 'paid', amountPaidCents: 0 } });
+      await transitionJob(tx, {
+        jobId: id,
+        from: 'pending',
+        to: 'uploading',
+        reason: 'prepaid (billing disabled)',
+        now,
+        patch: { paymentStatus: 'paid', amountPaidCents: 0 },
+      });
     });
     return { body: { ...base, payment_status: 'paid' }, receipt: {} };
   }
@@ -86,7 +93,12 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
 
   const session = newSessionRow(now, ctx.config.SESSION_TTL_HOURS);
   // The offer must be the same on the 402 and on the paid retry, so it names no job id yet.
-  const charge = { ...jobCharge({ ...values, id }), description: `cutroom ${req.job_type}${prepared.mediaKind ? ` (${prepared.mediaKind})` : ''} job`, jobId: null, ledgerJobId: id };
+  const charge = {
+    ...jobCharge({ ...values, id }),
+    description: `cutroom ${req.job_type}${prepared.mediaKind ? ` (${prepared.mediaKind})` : ''} job`,
+    jobId: null,
+    ledgerJobId: id,
+  };
   const paid = await collectPayment(ctx, caller.payment, charge, async (tx, settlement) => {
     await tx.insert(sessions).values(session.row);
     await insertJob(tx, { ...values, sessionId: session.row.id }, now);
@@ -99,7 +111,9 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
 }
 
 export const missingSession = (): AppError =>
-  new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', { next: { call: 'create_session' } });
+  new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', {
+    next: { call: 'create_session' },
+  });
 
 async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
   await tx.insert(jobs).values(values);

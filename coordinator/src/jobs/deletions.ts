@@ -37,7 +37,11 @@ export async function deleteSource(ctx: Ctx, sessionId: string, jobId: string) {
 /** DELETE /jobs/{id}/outputs/{role} */
 export async function deleteOutput(ctx: Ctx, sessionId: string, jobId: string, role: string) {
   const job = await loadOwnedJob(ctx.db, jobId, sessionId);
-  const [out] = await ctx.db.select().from(jobOutputs).where(and(eq(jobOutputs.jobId, job.id), eq(jobOutputs.role, role))).limit(1);
+  const [out] = await ctx.db
+    .select()
+    .from(jobOutputs)
+    .where(and(eq(jobOutputs.jobId, job.id), eq(jobOutputs.role, role)))
+    .limit(1);
   if (!out) throw new AppError('not_found', `job ${job.id} has no output ${role}`);
   refuseWhileRunning(job);
   for (const key of [out.storageKey, ...Object.values(out.meta)]) if (key) await ctx.blobs.delete(key);

@@ -6,9 +6,7 @@ import { AppError } from '../lib/app-error.ts';
 import { loadOwnedJob } from './job-access.ts';
 import { attachmentName } from './job-view.ts';
 
-export type DownloadResult =
-  | { kind: 'url'; download_url: string; output_id: string }
-  | { kind: 'inline'; body: string; contentType: string };
+export type DownloadResult = { kind: 'url'; download_url: string; output_id: string } | { kind: 'inline'; body: string; contentType: string };
 
 /**
  * GET /jobs/{id}/outputs/{role}/download. `srt` (or no format) answers a presigned URL; the
@@ -22,7 +20,11 @@ export async function downloadOutput(ctx: Ctx, sessionId: string, jobId: string,
   if (format !== undefined && format !== 'srt' && role !== 'transcript') {
     throw new AppError('invalid_format', `format applies only to the transcript role, not ${role}`);
   }
-  const [out] = await ctx.db.select().from(jobOutputs).where(and(eq(jobOutputs.jobId, job.id), eq(jobOutputs.role, role))).limit(1);
+  const [out] = await ctx.db
+    .select()
+    .from(jobOutputs)
+    .where(and(eq(jobOutputs.jobId, job.id), eq(jobOutputs.role, role)))
+    .limit(1);
   if (!out || job.status === 'deleted') {
     throw new AppError('not_found', `job ${job.id} has no output ${role}${job.status === 'completed' ? '' : ` (job status is ${job.status})`}`);
   }

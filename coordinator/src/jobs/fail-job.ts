@@ -12,10 +12,18 @@ import { transitionJob } from './transition-job.ts';
  * transaction (every failure class refunds: shared/src/failures.ts). `message` is what the caller
  * reads: pass it through failureMessage(). Billing-disabled jobs were prepaid with 0: nothing to pay back.
  */
-export async function failJob(tx: Tx, input: {
-  jobId: string; now: Date; code: FailureCode; message: string; attemptId?: string | null; where?: SQL;
-  from?: readonly JobStatus[];
-}) {
+export async function failJob(
+  tx: Tx,
+  input: {
+    jobId: string;
+    now: Date;
+    code: FailureCode;
+    message: string;
+    attemptId?: string | null;
+    where?: SQL;
+    from?: readonly JobStatus[];
+  },
+) {
   const row = await transitionJob(tx, {
     jobId: input.jobId,
     from: input.from ?? ACTIVE_STATUSES,

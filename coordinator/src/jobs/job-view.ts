@@ -12,7 +12,11 @@ const EXTENSIONS: Record<string, string> = { 'application/x-subrip': 'srt', 'app
 
 /** A download name like `interview.transcript.srt` from the original filename. */
 export function attachmentName(job: JobRow, role: string, contentType: string | null): string {
-  const base = job.originalFilename.replace(/\.[^.]+$/, '').replace(/[^\w.-]+/g, '_').slice(0, 100) || 'output';
+  const base =
+    job.originalFilename
+      .replace(/\.[^.]+$/, '')
+      .replace(/[^\w.-]+/g, '_')
+      .slice(0, 100) || 'output';
   const ext = (contentType && EXTENSIONS[contentType]) ?? 'bin';
   return `${base}.${role}.${ext}`;
 }
@@ -41,9 +45,7 @@ async function toOutput(ctx: Ctx, job: JobRow, o: OutputRow): Promise<JobOutput>
 
 /** The spec's Job resource, with fresh presigned URLs on every output. */
 export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
-  const outputs = job.status === 'deleted'
-    ? []
-    : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
+  const outputs = job.status === 'deleted' ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
   return {
     job_id: job.id,
     session_id: job.sessionId,

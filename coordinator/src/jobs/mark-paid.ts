@@ -10,7 +10,11 @@ import { transitionJob } from './transition-job.ts';
  */
 export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<boolean> {
   const row = await transitionJob(tx, {
-    jobId, from: 'pending', to: 'uploading', reason: `paid (${s.method})`, now,
+    jobId,
+    from: 'pending',
+    to: 'uploading',
+    reason: `paid (${s.method})`,
+    now,
     patch: { paymentStatus: 'paid', paymentRail: s.rail, paymentReference: s.reference, payer: s.payer, amountPaidCents: settlementCents(s) },
   });
   return row !== null;

@@ -10,7 +10,11 @@ import { transitionJob } from './transition-job.ts';
  * fresh wake-up, in the caller's transaction. `where` is the fence the caller read (the attempt
  * it is taking the job from); null when someone else moved the job first.
  */
-export async function requeueJob(tx: Tx, job: Pick<JobRow, 'id' | 'jobType' | 'status'>, input: { now: Date; reason: string; attemptId: string | null; where?: SQL }): Promise<JobRow | null> {
+export async function requeueJob(
+  tx: Tx,
+  job: Pick<JobRow, 'id' | 'jobType' | 'status'>,
+  input: { now: Date; reason: string; attemptId: string | null; where?: SQL },
+): Promise<JobRow | null> {
   const row = await transitionJob(tx, {
     jobId: job.id,
     from: job.status,

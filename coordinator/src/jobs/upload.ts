@@ -46,7 +46,8 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
 
   const key = sourceKeyOf(job.id);
   const head = await ctx.blobs.head(key);
-  if (!head) throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
+  if (!head)
+    throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
   if (head.size === 0) {
     await ctx.blobs.delete(key);
     throw new AppError('upload_missing', 'the uploaded file is empty: upload it again');
@@ -58,7 +59,11 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
     const row = await transitionJob(tx, {
-      jobId: job.id, from: 'uploading', to: definitionOf(job.jobType).stages[0], reason: 'upload completed', now,
+      jobId: job.id,
+      from: 'uploading',
+      to: definitionOf(job.jobType).stages[0],
+      reason: 'upload completed',
+      now,
       patch: { sourceKey: key, fileSize: head.size },
     });
     if (row) await enqueueWakeup(tx, job.id, job.jobType, now);

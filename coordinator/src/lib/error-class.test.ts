@@ -5,13 +5,25 @@ import { errorClassOf } from './error-class.ts';
 
 describe('errorClassOf', () => {
   it('maps service errors to one class with an HTTP status and a JSON-RPC code', () => {
-    expect(errorClassOf(new AppError('forbidden', 'this job belongs to another session'))).toEqual({ code: 'forbidden', status: 403, rpc: -32003, retryable: false, message: 'this job belongs to another session' });
+    expect(errorClassOf(new AppError('forbidden', 'this job belongs to another session'))).toEqual({
+      code: 'forbidden',
+      status: 403,
+      rpc: -32003,
+      retryable: false,
+      message: 'this job belongs to another session',
+    });
     expect(errorClassOf(new PaymentProblem('verification-failed', 'bad signature'))).toMatchObject({ code: 'payment_invalid', status: 402, rpc: -32043 });
     expect(errorClassOf(new PaymentProblem('method-unsupported', 'no such method'))).toMatchObject({ code: 'invalid_request', status: 400, rpc: -32602 });
     expect(errorClassOf(new AppError('unavailable', 'rail down'))).toMatchObject({ status: 503, retryable: true });
   });
 
   it('hides what an unexpected error says', () => {
-    expect(errorClassOf(new TypeError('cannot read x of undefined at /srv/app.ts'))).toEqual({ code: 'internal', status: 500, rpc: -32603, retryable: true, message: 'internal error; please retry' });
+    expect(errorClassOf(new TypeError('cannot read x of undefined at /srv/app.ts'))).toEqual({
+      code: 'internal',
+      status: 500,
+      rpc: -32603,
+      retryable: true,
+      message: 'internal error; please retry',
+    });
   });
 });

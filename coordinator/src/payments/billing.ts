@@ -18,32 +18,40 @@ export interface Billing {
 
 export function createBilling(config: CoordinatorConfig, clock: Clock): Billing {
   const realm = config.PAYMENT_REALM ?? new URL(config.publicBaseUrl).host;
-  const chain = config.CHAIN_RPC_URL && config.CHAIN_TOKEN_ADDRESS && config.CHAIN_RELAYER_KEY
-    ? (() => {
-        const rail = createChainRail({
-          rpcUrl: config.CHAIN_RPC_URL, chainId: config.CHAIN_ID,
-          tokenAddress: config.CHAIN_TOKEN_ADDRESS as `0x${string}`,
-          tokenName: config.CHAIN_TOKEN_NAME, tokenVersion: config.CHAIN_TOKEN_VERSION,
-          recipient: (config.CHAIN_RECIPIENT as `0x${string}` | undefined) ?? relayerAddress(config.CHAIN_RELAYER_KEY as `0x${string}`),
-          relayerPrivateKey: config.CHAIN_RELAYER_KEY as `0x${string}`, clock,
-        });
-        return Object.assign(rail, { chainId: config.CHAIN_ID });
-      })()
-    : null;
-  const card = config.CARD_SECRET_KEY && config.CARD_WEBHOOK_SECRET
-    ? createCardRail({
-        secretKey: config.CARD_SECRET_KEY, webhookSecret: config.CARD_WEBHOOK_SECRET, clock,
-        api: config.CARD_API_BASE ? apiOf(config.CARD_API_BASE) : undefined,
-        successUrl: config.CHECKOUT_SUCCESS_URL ?? `${config.publicBaseUrl}/api/v1/checkout/complete?session_id={CHECKOUT_SESSION_ID}`,
-        cancelUrl: config.CHECKOUT_CANCEL_URL ?? `${config.publicBaseUrl}/api/v1/checkout/cancelled`,
-      })
-    : null;
+  const chain =
+    config.CHAIN_RPC_URL && config.CHAIN_TOKEN_ADDRESS && config.CHAIN_RELAYER_KEY
+      ? (() => {
+          const rail = createChainRail({
+            rpcUrl: config.CHAIN_RPC_URL,
+            chainId: config.CHAIN_ID,
+            tokenAddress: config.CHAIN_TOKEN_ADDRESS as `0x${string}`,
+            tokenName: config.CHAIN_TOKEN_NAME,
+            tokenVersion: config.CHAIN_TOKEN_VERSION,
+            recipient: (config.CHAIN_RECIPIENT as `0x${string}` | undefined) ?? relayerAddress(config.CHAIN_RELAYER_KEY as `0x${string}`),
+            relayerPrivateKey: config.CHAIN_RELAYER_KEY as `0x${string}`,
+            clock,
+          });
+          return Object.assign(rail, { chainId: config.CHAIN_ID });
+        })()
+      : null;
+  const card =
+    config.CARD_SECRET_KEY && config.CARD_WEBHOOK_SECRET
+      ? createCardRail({
+          secretKey: config.CARD_SECRET_KEY,
+          webhookSecret: config.CARD_WEBHOOK_SECRET,
+          clock,
+          api: config.CARD_API_BASE ? apiOf(config.CARD_API_BASE) : undefined,
+          successUrl: config.CHECKOUT_SUCCESS_URL ?? `${config.publicBaseUrl}/api/v1/checkout/complete?session_id={CHECKOUT_SESSION_ID}`,
+          cancelUrl: config.CHECKOUT_CANCEL_URL ?? `${config.publicBaseUrl}/api/v1/checkout/cancelled`,
+        })
+      : null;
   return {
     enabled: config.billingEnabled,
     realm,
     challengeSecret: config.PAYMENT_CHALLENGE_SECRET ?? '',
     challengeTtlSeconds: config.PAYMENT_CHALLENGE_TTL_SECONDS,
-    chain, card,
+    chain,
+    card,
     cardNetworkId: config.CARD_NETWORK_ID ?? null,
   };
 }

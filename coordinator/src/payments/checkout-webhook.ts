@@ -17,7 +17,12 @@ export type OnCheckoutPaid = (tx: Tx, jobId: string, s: Settlement, now: Date) =
  * checkout marks its job paid and books the charge in one transaction; if the job was already
  * paid another way, the charge is booked and queued for refund.
  */
-export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: string | undefined, onPaid: OnCheckoutPaid): Promise<{ received: true; applied: boolean }> {
+export async function handleCardWebhook(
+  ctx: Ctx,
+  rawBody: Buffer,
+  signature: string | undefined,
+  onPaid: OnCheckoutPaid,
+): Promise<{ received: true; applied: boolean }> {
   const card = ctx.billing.card;
   if (!card) throw new AppError('not_found', 'card payments are not configured');
   let event: Stripe.Event;
@@ -42,10 +47,28 @@ export async function handleCardWebhook(ctx: Ctx, rawBody: Buffer, signature: st
     }
     const fresh = await tx.insert(webhookEvents).values({ id: event.id, type: event.type, receivedAt: now }).onConflictDoNothing().returning();
     if (!fresh.length) return false;
-    const pi = typeof session.payment_intent === 'string' ? session.payment_intent : session.payment_intent?.id ?? session.id;
-    const s: Settlement = { rail: 'card', method: 'checkout', amount: BigInt(session.amount_total ?? cs.amountCents), currency: RAIL_CURRENCY.card, reference: pi, payer: null };
+    const pi = typeof session.payment_intent === 'string' ? session.payment_intent : (session.payment_intent?.id ?? session.id);
+    const s: Settlement = {
+      rail: 'card',
+      method: 'checkout',
+      amount: BigInt(session.amount_total ?? cs.amountCents),
+      currency: RAIL_CURRENCY.card,
+      reference: pi,
+      payer: null,
+    };
     await tx.update(checkoutSessions).set({ status: 'completed', paymentIntentId: pi, completedAt: now }).where(eq(checkoutSessions.id, cs.id));
-    await recordMovement(tx, { jobId: cs.jobId, rail: 'card', kind: 'charge', amount: s.amount, currency: s.currency, state: 'done', reference: pi, payer: null, idempotencyKey: `charge:checkout:${cs.id}`, now });
+    await recordMovement(tx, {
+      jobId: cs.jobId,
+      rail: 'card',
+      kind: 'charge',
+      amount: s.amount,
+      currency: s.currency,
+      state: 'done',
+      reference: pi,
+      payer: null,
+      idempotencyKey: `charge:checkout:${cs.id}`,
+      now,
+    });
     if (!(await onPaid(tx, cs.jobId, s, now))) await queueDuplicateRefund(tx, cs.jobId, s, now);
     return true;
   });

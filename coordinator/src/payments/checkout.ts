@@ -6,9 +6,12 @@ import { ensureCheckout } from './job-payments.ts';
 /** POST /jobs/{id}/checkout: the job's hosted card checkout, created on first use. */
 export async function checkoutFor(ctx: Ctx, job: JobRow): Promise<{ checkout_url: string; card_checkout_session_id: string }> {
   if (!ctx.billing.card) {
-    throw new AppError('invalid_request', ctx.billing.enabled
-      ? 'card checkout is not configured on this server; pay with the chain rail (see the 402 of upload-url)'
-      : 'billing is disabled on this server: jobs are created already paid');
+    throw new AppError(
+      'invalid_request',
+      ctx.billing.enabled
+        ? 'card checkout is not configured on this server; pay with the chain rail (see the 402 of upload-url)'
+        : 'billing is disabled on this server: jobs are created already paid',
+    );
   }
   if (job.paymentStatus !== 'pending') throw new AppError('conflict', `this job needs no payment (payment_status ${job.paymentStatus})`);
   try {

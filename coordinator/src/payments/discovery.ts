@@ -15,13 +15,16 @@ export const PAID_OPERATIONS = [
 /** Every row of the price table, in both rails' base units and for display. */
 export function priceTable() {
   const row = (product: string, p: { cardCents: number; chainUnits: number | null }, extra: Record<string, string> = {}) => ({
-    product, ...extra,
+    product,
+    ...extra,
     chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC', decimals: 6 },
     card: { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD', decimals: 2 },
   });
   return [
-    row('transcribe', PRICES.transcribe.audio, { media: 'audio' }), row('transcribe', PRICES.transcribe.video, { media: 'video' }),
-    row('summarize', PRICES.summarize.audio, { media: 'audio' }), row('summarize', PRICES.summarize.video, { media: 'video' }),
+    row('transcribe', PRICES.transcribe.audio, { media: 'audio' }),
+    row('transcribe', PRICES.transcribe.video, { media: 'video' }),
+    row('summarize', PRICES.summarize.audio, { media: 'audio' }),
+    row('summarize', PRICES.summarize.video, { media: 'video' }),
     row('find_clips', PRICES.find_clips.video, { media: 'video' }),
     row('extract_clip', PRICES.extract_clip, { unit: 'per call' }),
     row('extract_vertical_clip', PRICES.extract_vertical_clip, { unit: 'per call' }),
@@ -35,7 +38,10 @@ export function priceTable() {
 }
 
 /** Job operations are priced by job type and media: from the cheapest to the dearest upload job. */
-const JOB_RANGE = { chain: [PRICES.transcribe.audio.chainUnits!, PRICES.find_clips.video.chainUnits!], card: [PRICES.transcribe.audio.cardCents, PRICES.find_clips.video.cardCents] } as const;
+const JOB_RANGE = {
+  chain: [PRICES.transcribe.audio.chainUnits!, PRICES.find_clips.video.chainUnits!],
+  card: [PRICES.transcribe.audio.cardCents, PRICES.find_clips.video.cardCents],
+} as const;
 
 /**
  * `x-payment-info` for one operation, in the shape mppx's discovery validator reads
@@ -45,17 +51,33 @@ export function paymentInfo(billing: Billing, product: 'job' | 'smoke_test') {
   const chainMin = product === 'job' ? JOB_RANGE.chain[0] : PRICES.smoke_test.chainUnits;
   const cardMin = product === 'job' ? JOB_RANGE.card[0] : PRICES.smoke_test.cardCents;
   const offers: Record<string, unknown>[] = [];
-  if (billing.chain) offers.push({ intent: 'charge', method: 'evm', currency: billing.chain.asset, amount: product === 'job' ? null : String(chainMin), description: `chain rail: USDC on ${billing.chain.network}, from ${usdc(chainMin)} USDC` });
-  if (billing.card) offers.push({ intent: 'charge', method: 'stripe', currency: 'usd', amount: product === 'job' ? null : String(cardMin), description: `card rail: from ${usd(cardMin)} USD (also hosted checkout)` });
+  if (billing.chain)
+    offers.push({
+      intent: 'charge',
+      method: 'evm',
+      currency: billing.chain.asset,
+      amount: product === 'job' ? null : String(chainMin),
+      description: `chain rail: USDC on ${billing.chain.network}, from ${usdc(chainMin)} USDC`,
+    });
+  if (billing.card)
+    offers.push({
+      intent: 'charge',
+      method: 'stripe',
+      currency: 'usd',
+      amount: product === 'job' ? null : String(cardMin),
+      description: `card rail: from ${usd(cardMin)} USD (also hosted checkout)`,
+    });
   // mppx's schema: either flat fields or `offers`, not both; the range and protocols are our extensions.
   return {
-    summary: product === 'job'
-      ? `dynamic price by job type and media: ${usdc(JOB_RANGE.chain[0])}-${usdc(JOB_RANGE.chain[1])} USDC (chain) or ${usd(JOB_RANGE.card[0])}-${usd(JOB_RANGE.card[1])} USD (card); see /.well-known/mpp.json`
-      : 'payment smoke test: 0.01',
+    summary:
+      product === 'job'
+        ? `dynamic price by job type and media: ${usdc(JOB_RANGE.chain[0])}-${usdc(JOB_RANGE.chain[1])} USDC (chain) or ${usd(JOB_RANGE.card[0])}-${usd(JOB_RANGE.card[1])} USD (card); see /.well-known/mpp.json`
+        : 'payment smoke test: 0.01',
     protocols: ['mpp', ...(billing.chain ? ['x402'] : [])],
-    price: product === 'job'
-      ? { dynamic: true, min: usdc(JOB_RANGE.chain[0]), max: usdc(JOB_RANGE.chain[1]), currency: 'USDC' }
-      : { dynamic: false, amount: usdc(chainMin), currency: 'USDC' },
+    price:
+      product === 'job'
+        ? { dynamic: true, min: usdc(JOB_RANGE.chain[0]), max: usdc(JOB_RANGE.chain[1]), currency: 'USDC' }
+        : { dynamic: false, amount: usdc(chainMin), currency: 'USDC' },
     offers,
   };
 }
@@ -74,7 +96,10 @@ export const PAYMENT_REQUIRED_SCHEMA = {
 };
 
 /** problem+json of a refused payment method (400). */
-const PAYMENT_PROBLEM_400_SCHEMA = { ...PAYMENT_REQUIRED_SCHEMA, properties: { ...PAYMENT_REQUIRED_SCHEMA.properties, status: { type: 'number', const: 400 } } };
+const PAYMENT_PROBLEM_400_SCHEMA = {
+  ...PAYMENT_REQUIRED_SCHEMA,
+  properties: { ...PAYMENT_REQUIRED_SCHEMA.properties, status: { type: 'number', const: 400 } },
+};
 
 /** Adds `x-payment-info` and a declared 402 to every paid operation of the generated document. */
 /** The parts of a generated OpenAPI operation this file writes. */
@@ -117,11 +142,45 @@ export function mppDocument(billing: Billing, publicBaseUrl: string) {
     intents: ['charge'],
     protocols: billing.chain ? ['mpp', 'x402'] : billing.enabled ? ['mpp'] : [],
     rails: [
-      ...(billing.chain ? [{ rail: 'chain', method: 'evm', intent: 'charge', currency: 'USDC', asset: billing.chain.asset, decimals: 6, network: billing.chain.network, recipient: billing.chain.recipient, eip712: billing.chain.domain, credential_types: ['authorization'], x402: { version: 2, scheme: 'exact' } }] : []),
-      ...(billing.card ? [{ rail: 'card', method: 'stripe', intent: 'charge', currency: 'usd', decimals: 2, network_id: billing.cardNetworkId, hosted_checkout: true, min_amount: '50' }] : []),
+      ...(billing.chain
+        ? [
+            {
+              rail: 'chain',
+              method: 'evm',
+              intent: 'charge',
+              currency: 'USDC',
+              asset: billing.chain.asset,
+              decimals: 6,
+              network: billing.chain.network,
+              recipient: billing.chain.recipient,
+              eip712: billing.chain.domain,
+              credential_types: ['authorization'],
+              x402: { version: 2, scheme: 'exact' },
+            },
+          ]
+        : []),
+      ...(billing.card
+        ? [
+            {
+              rail: 'card',
+              method: 'stripe',
+              intent: 'charge',
+              currency: 'usd',
+              decimals: 2,
+              network_id: billing.cardNetworkId,
+              hosted_checkout: true,
+              min_amount: '50',
+            },
+          ]
+        : []),
     ],
     prices: priceTable(),
-    endpoints: PAID_OPERATIONS.map((o) => ({ method: o.method.toUpperCase(), path: o.path, intent: 'charge', price: o.product === 'job' ? 'by job (see prices)' : 'smoke_test' })),
+    endpoints: PAID_OPERATIONS.map((o) => ({
+      method: o.method.toUpperCase(),
+      path: o.path,
+      intent: 'charge',
+      price: o.product === 'job' ? 'by job (see prices)' : 'smoke_test',
+    })),
     openapi: `${publicBaseUrl}/openapi.json`,
   };
 }

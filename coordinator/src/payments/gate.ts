@@ -16,7 +16,12 @@ import { buildOffer, type Offer } from './offer.ts';
 import { PaymentProblem, type Charge, type Settlement } from './types.ts';
 import { buildPaymentRequirements, checkX402Payment, formatPaymentResponse, parsePaymentSignature } from './x402/x402-v2.ts';
 
-export interface GateDeps { db: Db; billing: Billing; clock: Clock; logger: Logger }
+export interface GateDeps {
+  db: Db;
+  billing: Billing;
+  clock: Clock;
+  logger: Logger;
+}
 
 /** The call needs payment: carries the offer (and why a presented credential was refused). */
 export class PaymentRequiredError extends Error {
@@ -39,11 +44,13 @@ export interface PaymentInput {
   /** Owner tag of the requesting session, or `anonymous` (owner-tag.ts). */
   callerTag: string;
 }
-export interface Paid { settlement: Settlement; headers: Record<string, string> }
+export interface Paid {
+  settlement: Settlement;
+  headers: Record<string, string>;
+}
 
 /** Does the request carry a payment credential (MPP or x402)? */
-export const hasCredential = (p: PaymentInput): boolean =>
-  Boolean(p.paymentSignature) || /^Payment\s/i.test(p.authorization ?? '');
+export const hasCredential = (p: PaymentInput): boolean => Boolean(p.paymentSignature) || /^Payment\s/i.test(p.authorization ?? '');
 
 /**
  * Takes payment for `charge`, or throws PaymentRequiredError with the offer. A credential is
@@ -71,13 +78,17 @@ export async function collectPayment(deps: GateDeps, input: PaymentInput, charge
 }
 
 async function consume(deps: GateDeps, key: string, method: string, jobId: string | null, challengeId?: string): Promise<void> {
-  const rows = await deps.db.insert(paymentConsumptions)
+  const rows = await deps.db
+    .insert(paymentConsumptions)
     .values({ challengeId: key, method, jobId, state: 'settling', createdAt: deps.clock.now() })
-    .onConflictDoNothing().returning({ id: paymentConsumptions.challengeId });
+    .onConflictDoNothing()
+    .returning({ id: paymentConsumptions.challengeId });
   if (!rows.length) {
-    throw new PaymentProblem('invalid-challenge', jobId
-      ? 'this credential was already used, or this job is already paid or being paid'
-      : 'this credential was already used', { challengeId });
+    throw new PaymentProblem(
+      'invalid-challenge',
+      jobId ? 'this credential was already used, or this job is already paid or being paid' : 'this credential was already used',
+      { challengeId },
+    );
   }
 }
 
@@ -86,7 +97,13 @@ async function release(deps: GateDeps, key: string): Promise<void> {
 }
 
 /** Settles on the rail; a refusal or an outage frees the consumption so the payer can retry. */
-async function settleOnce(deps: GateDeps, key: string, settle: () => Promise<Settlement>, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Settlement> {
+async function settleOnce(
+  deps: GateDeps,
+  key: string,
+  settle: () => Promise<Settlement>,
+  charge: Charge,
+  onSettled: (tx: Tx, s: Settlement) => Promise<void>,
+): Promise<Settlement> {
   let settlement: Settlement;
   try {
     settlement = await settle();
@@ -100,8 +117,16 @@ async function settleOnce(deps: GateDeps, key: string, settle: () => Promise<Set
   await deps.db.transaction(async (tx) => {
     await tx.update(paymentConsumptions).set({ state: 'settled', reference: settlement.reference }).where(eq(paymentConsumptions.challengeId, key));
     await recordMovement(tx, {
-      jobId: charge.ledgerJobId ?? charge.jobId, rail: settlement.rail, kind: 'charge', amount: settlement.amount, currency: settlement.currency,
-      state: 'done', reference: settlement.reference, payer: settlement.payer, idempotencyKey: `charge:${key}`, now,
+      jobId: charge.ledgerJobId ?? charge.jobId,
+      rail: settlement.rail,
+      kind: 'charge',
+      amount: settlement.amount,
+      currency: settlement.currency,
+      state: 'done',
+      reference: settlement.reference,
+      payer: settlement.payer,
+      idempotencyKey: `charge:${key}`,
+      now,
     });
     await onSettled(tx, settlement);
   });
@@ -114,7 +139,11 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
   const method = cred.challenge.method;
   const rail: Rail | undefined = RAIL_OF_METHOD[method];
   const expected = offer.requests[method];
-  if (!rail || !expected) throw new PaymentProblem('method-unsupported', `payment method ${method} is not accepted here; offered: ${Object.keys(offer.requests).join(', ') || 'hosted checkout only'}`);
+  if (!rail || !expected)
+    throw new PaymentProblem(
+      'method-unsupported',
+      `payment method ${method} is not accepted here; offered: ${Object.keys(offer.requests).join(', ') || 'hosted checkout only'}`,
+    );
   const echoed = verifyChallengeEcho(billing.challengeSecret, cred.challenge, deps.clock.now());
   assertRequestBinding(expected, echoed, cred.challenge.id);
   const challengeId = cred.challenge.id;
@@ -123,29 +152,64 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
   if (method === 'evm') {
     const request = parseEvmRequest(echoed, challengeId);
     const auth = parseEvmPayload(cred.payload);
-    const { payer } = await checkEvmCredential({ challenge: cred.challenge, request, authorization: auth, source: cred.source, domain: billing.chain!.domain, now: deps.clock.now() });
+    const { payer } = await checkEvmCredential({
+      challenge: cred.challenge,
+      request,
+      authorization: auth,
+      source: cred.source,
+      domain: billing.chain!.domain,
+      now: deps.clock.now(),
+    });
     await consume(deps, challengeId, method, charge.jobId, challengeId);
-    const s = await settleOnce(deps, challengeId, async () => {
-      const { txHash } = await billing.chain!.settle(toRailAuth(auth), { amount: charge.amounts.chain!, nonce: evmChallengeNonce(cred.challenge) });
-      return { rail, method, amount: charge.amounts.chain!, currency: RAIL_CURRENCY.chain, reference: txHash, payer: `did:pkh:eip155:${billing.chain!.chainId}:${payer}` };
-    }, charge, onSettled);
+    const s = await settleOnce(
+      deps,
+      challengeId,
+      async () => {
+        const { txHash } = await billing.chain!.settle(toRailAuth(auth), { amount: charge.amounts.chain!, nonce: evmChallengeNonce(cred.challenge) });
+        return {
+          rail,
+          method,
+          amount: charge.amounts.chain!,
+          currency: RAIL_CURRENCY.chain,
+          reference: txHash,
+          payer: `did:pkh:eip155:${billing.chain!.chainId}:${payer}`,
+        };
+      },
+      charge,
+      onSettled,
+    );
     return { settlement: s, headers: receiptHeaders(method, s.reference, deps.clock.now()) };
   }
   const request = parseStripeRequest(echoed, challengeId);
   const payload = parseStripePayload(cred.payload);
   checkStripeCredential({ request, payload, challengeId });
   await consume(deps, challengeId, method, charge.jobId, challengeId);
-  const s = await settleOnce(deps, challengeId, async () => {
-    const { paymentIntentId } = await billing.card!.chargeSpt({
-      spt: payload.spt, amountCents: Number(charge.amounts.card!), currency: RAIL_CURRENCY.card,
-      idempotencyKey: stripeIdempotencyKey(challengeId, payload.spt), metadata: { job_id: charge.jobId ?? '', challenge_id: challengeId },
-    });
-    return { rail, method, amount: charge.amounts.card!, currency: RAIL_CURRENCY.card, reference: paymentIntentId, payer: null };
-  }, charge, onSettled);
+  const s = await settleOnce(
+    deps,
+    challengeId,
+    async () => {
+      const { paymentIntentId } = await billing.card!.chargeSpt({
+        spt: payload.spt,
+        amountCents: Number(charge.amounts.card!),
+        currency: RAIL_CURRENCY.card,
+        idempotencyKey: stripeIdempotencyKey(challengeId, payload.spt),
+        metadata: { job_id: charge.jobId ?? '', challenge_id: challengeId },
+      });
+      return { rail, method, amount: charge.amounts.card!, currency: RAIL_CURRENCY.card, reference: paymentIntentId, payer: null };
+    },
+    charge,
+    onSettled,
+  );
   return { settlement: s, headers: receiptHeaders(method, s.reference, deps.clock.now()) };
 }
 
-async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Paid> {
+async function settleX402(
+  deps: GateDeps,
+  input: PaymentInput,
+  offer: Offer,
+  charge: Charge,
+  onSettled: (tx: Tx, s: Settlement) => Promise<void>,
+): Promise<Paid> {
   const chain = deps.billing.chain;
   if (!chain || !offer.x402) throw new PaymentProblem('method-unsupported', 'x402 is not accepted here');
   // x402 has no challenge to bind an owner to; its clients keep the bearer token beside PAYMENT-SIGNATURE.
@@ -153,17 +217,31 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
     throw new PaymentProblem('invalid-challenge', "pay for this job with its owner's session token in Authorization");
   }
   const payment = parsePaymentSignature(input.paymentSignature!);
-  const { payer, source } = await checkX402Payment({ payment, expected: buildPaymentRequirements(offer.x402.input), resourceUrl: input.resourceUrl, now: deps.clock.now() });
+  const { payer, source } = await checkX402Payment({
+    payment,
+    expected: buildPaymentRequirements(offer.x402.input),
+    resourceUrl: input.resourceUrl,
+    now: deps.clock.now(),
+  });
   // x402 has no challenge id: the client's EIP-3009 nonce identifies the payment.
   const key = `x402:${payment.authorization.from.toLowerCase()}:${payment.authorization.nonce}`;
   await consume(deps, key, 'x402', charge.jobId);
-  const s = await settleOnce(deps, key, async () => {
-    const { txHash } = await chain.settle(toRailAuth(payment.authorization), { amount: charge.amounts.chain!, nonce: payment.authorization.nonce });
-    return { rail: 'chain', method: 'x402', amount: charge.amounts.chain!, currency: RAIL_CURRENCY.chain, reference: txHash, payer: source };
-  }, charge, onSettled);
+  const s = await settleOnce(
+    deps,
+    key,
+    async () => {
+      const { txHash } = await chain.settle(toRailAuth(payment.authorization), { amount: charge.amounts.chain!, nonce: payment.authorization.nonce });
+      return { rail: 'chain', method: 'x402', amount: charge.amounts.chain!, currency: RAIL_CURRENCY.chain, reference: txHash, payer: source };
+    },
+    charge,
+    onSettled,
+  );
   return {
     settlement: s,
-    headers: { 'PAYMENT-RESPONSE': formatPaymentResponse({ success: true, transaction: s.reference, network: chain.network, payer }), 'Cache-Control': 'private' },
+    headers: {
+      'PAYMENT-RESPONSE': formatPaymentResponse({ success: true, transaction: s.reference, network: chain.network, payer }),
+      'Cache-Control': 'private',
+    },
   };
 }
 
@@ -171,9 +249,15 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
 function assertIssuedToOwner(charge: Charge, opaque: string | undefined, challengeId: string): void {
   if (!charge.ownerTag) return;
   let owner: unknown;
-  try { owner = opaque ? decodeRequest({ request: opaque })['owner'] : undefined; } catch { owner = undefined; }
+  try {
+    owner = opaque ? decodeRequest({ request: opaque })['owner'] : undefined;
+  } catch {
+    owner = undefined;
+  }
   if (owner !== charge.ownerTag) {
-    throw new PaymentProblem('invalid-challenge', "this challenge was not issued to the job's owner: request it with the owner's session token", { challengeId });
+    throw new PaymentProblem('invalid-challenge', "this challenge was not issued to the job's owner: request it with the owner's session token", {
+      challengeId,
+    });
   }
 }
 
@@ -183,5 +267,13 @@ function receiptHeaders(method: string, reference: string, now: Date): Record<st
 
 /** The wire layer parses numbers as bigint; the rail takes decimal strings. */
 function toRailAuth(a: Eip3009Authorization) {
-  return { from: a.from, to: a.to, value: a.value.toString(), validAfter: a.validAfter.toString(), validBefore: a.validBefore.toString(), nonce: a.nonce, signature: a.signature };
+  return {
+    from: a.from,
+    to: a.to,
+    value: a.value.toString(),
+    validAfter: a.validAfter.toString(),
+    validBefore: a.validBefore.toString(),
+    nonce: a.nonce,
+    signature: a.signature,
+  };
 }

@@ -8,7 +8,11 @@ import { recordMovement } from './ledger.ts';
  * (clips-from-video: authorize the worst case, charge what was cut). Every step is keyed by the
  * job, so a retried step neither holds nor captures twice, and each lands in the ledger.
  */
-export interface Hold { jobId: string; paymentIntentId: string; amountCents: number }
+export interface Hold {
+  jobId: string;
+  paymentIntentId: string;
+  amountCents: number;
+}
 
 function card(ctx: Ctx) {
   if (!ctx.billing.card) throw new AppError('invalid_request', 'card payments are not configured on this server');
@@ -18,12 +22,22 @@ function card(ctx: Ctx) {
 /** Authorizes `amountCents` on a Shared Payment Token without taking it. */
 export async function placeHold(ctx: Ctx, input: { jobId: string; spt: string; amountCents: number }): Promise<Hold> {
   const { paymentIntentId, amountCapturable } = await card(ctx).authorizeHold({
-    spt: input.spt, amountCents: input.amountCents, currency: RAIL_CURRENCY.card,
-    idempotencyKey: `hold:${input.jobId}`, metadata: { job_id: input.jobId },
+    spt: input.spt,
+    amountCents: input.amountCents,
+    currency: RAIL_CURRENCY.card,
+    idempotencyKey: `hold:${input.jobId}`,
+    metadata: { job_id: input.jobId },
   });
   await recordMovement(ctx.db, {
-    jobId: input.jobId, rail: 'card', kind: 'hold', amount: BigInt(amountCapturable), currency: RAIL_CURRENCY.card,
-    state: 'done', reference: paymentIntentId, idempotencyKey: `hold:${input.jobId}`, now: ctx.clock.now(),
+    jobId: input.jobId,
+    rail: 'card',
+    kind: 'hold',
+    amount: BigInt(amountCapturable),
+    currency: RAIL_CURRENCY.card,
+    state: 'done',
+    reference: paymentIntentId,
+    idempotencyKey: `hold:${input.jobId}`,
+    now: ctx.clock.now(),
   });
   return { jobId: input.jobId, paymentIntentId, amountCents: amountCapturable };
 }
@@ -42,8 +56,16 @@ export async function settleHold(ctx: Ctx, hold: Hold, deliveredCents: number): 
   if (deliveredCents > 0) {
     captured = (await rail.capture(hold.paymentIntentId, deliveredCents, `capture:${hold.jobId}`)).amountReceived;
     await recordMovement(ctx.db, {
-      jobId: hold.jobId, rail: 'card', kind: 'capture', amount: BigInt(captured), currency: RAIL_CURRENCY.card, state: 'done',
-      reference: hold.paymentIntentId, chargeReference: hold.paymentIntentId, idempotencyKey: `capture:${hold.jobId}`, now,
+      jobId: hold.jobId,
+      rail: 'card',
+      kind: 'capture',
+      amount: BigInt(captured),
+      currency: RAIL_CURRENCY.card,
+      state: 'done',
+      reference: hold.paymentIntentId,
+      chargeReference: hold.paymentIntentId,
+      idempotencyKey: `capture:${hold.jobId}`,
+      now,
     });
   } else {
     await rail.release(hold.paymentIntentId, `release:${hold.jobId}`);
@@ -51,8 +73,16 @@ export async function settleHold(ctx: Ctx, hold: Hold, deliveredCents: number): 
   const released = hold.amountCents - captured;
   if (released > 0) {
     await recordMovement(ctx.db, {
-      jobId: hold.jobId, rail: 'card', kind: 'release', amount: BigInt(released), currency: RAIL_CURRENCY.card, state: 'done',
-      reference: hold.paymentIntentId, chargeReference: hold.paymentIntentId, idempotencyKey: `release:${hold.jobId}`, now,
+      jobId: hold.jobId,
+      rail: 'card',
+      kind: 'release',
+      amount: BigInt(released),
+      currency: RAIL_CURRENCY.card,
+      state: 'done',
+      reference: hold.paymentIntentId,
+      chargeReference: hold.paymentIntentId,
+      idempotencyKey: `release:${hold.jobId}`,
+      now,
     });
   }
   return { capturedCents: captured, releasedCents: released };

@@ -18,7 +18,10 @@ export function depositInfo(ctx: Ctx, chainUnits: bigint | null) {
   const chain = ctx.billing.chain;
   if (!chain || chainUnits == null) return undefined;
   const whole = chainUnits / 1_000_000n;
-  const frac = (chainUnits % 1_000_000n).toString().padStart(6, '0').replace(/0{1,4}$/, '');
+  const frac = (chainUnits % 1_000_000n)
+    .toString()
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
   return { deposit_address: chain.recipient, network: chain.network, amount: `${whole}.${frac.padEnd(2, '0')}`, currency: 'USDC' };
 }
 
@@ -31,9 +34,17 @@ export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_
   if (!card) return null;
   const [existing] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.jobId, job.id)).limit(1);
   if (existing) return { checkout_url: existing.url, card_checkout_session_id: existing.id };
-  const created = await card.createCheckout({ jobId: job.id, amountCents: job.priceCents, description: jobCharge(job).description, idempotencyKey: `checkout:${job.id}` });
+  const created = await card.createCheckout({
+    jobId: job.id,
+    amountCents: job.priceCents,
+    description: jobCharge(job).description,
+    idempotencyKey: `checkout:${job.id}`,
+  });
   const now = ctx.clock.now();
-  await ctx.db.insert(checkoutSessions).values({ id: created.id, jobId: job.id, url: created.url, amountCents: job.priceCents, status: 'open', createdAt: now }).onConflictDoNothing();
+  await ctx.db
+    .insert(checkoutSessions)
+    .values({ id: created.id, jobId: job.id, url: created.url, amountCents: job.priceCents, status: 'open', createdAt: now })
+    .onConflictDoNothing();
   if (job.sessionId) await ctx.db.update(sessions).set({ cardCheckoutSessionId: created.id, updatedAt: now }).where(eq(sessions.id, job.sessionId));
   return { checkout_url: created.url, card_checkout_session_id: created.id };
 }

@@ -26,11 +26,24 @@ export interface Movement {
  * returns the row already there instead of adding a second one.
  */
 export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow> {
-  const [row] = await db.insert(ledgerEntries).values({
-    jobId: m.jobId, rail: m.rail, kind: m.kind, amount: m.amount, currency: m.currency, state: m.state,
-    reference: m.reference ?? null, chargeReference: m.chargeReference ?? null, payer: m.payer ?? null, idempotencyKey: m.idempotencyKey,
-    createdAt: m.now, updatedAt: m.now,
-  }).onConflictDoNothing().returning();
+  const [row] = await db
+    .insert(ledgerEntries)
+    .values({
+      jobId: m.jobId,
+      rail: m.rail,
+      kind: m.kind,
+      amount: m.amount,
+      currency: m.currency,
+      state: m.state,
+      reference: m.reference ?? null,
+      chargeReference: m.chargeReference ?? null,
+      payer: m.payer ?? null,
+      idempotencyKey: m.idempotencyKey,
+      createdAt: m.now,
+      updatedAt: m.now,
+    })
+    .onConflictDoNothing()
+    .returning();
   if (row) return row;
   const [existing] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, m.idempotencyKey)).limit(1);
   return existing!;
@@ -40,8 +53,11 @@ export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow
 export async function findCharge(db: DbOrTx, jobId: string): Promise<LedgerRow | null> {
   const [job] = await db.select({ ref: jobs.paymentReference }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job?.ref) return null;
-  const [row] = await db.select().from(ledgerEntries)
-    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge'), eq(ledgerEntries.state, 'done'), eq(ledgerEntries.reference, job.ref))).limit(1);
+  const [row] = await db
+    .select()
+    .from(ledgerEntries)
+    .where(and(eq(ledgerEntries.jobId, jobId), eq(ledgerEntries.kind, 'charge'), eq(ledgerEntries.state, 'done'), eq(ledgerEntries.reference, job.ref)))
+    .limit(1);
   return row ?? null;
 }
 
@@ -55,16 +71,34 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
   const charge = await findCharge(tx, jobId);
   if (!charge || charge.amount === 0n) return null;
   return recordMovement(tx, {
-    jobId, rail: charge.rail as Rail, kind: 'refund', amount: charge.amount, currency: charge.currency,
-    state: 'pending', payer: charge.payer, reference: null, chargeReference: charge.reference, idempotencyKey: refundKey(jobId), now,
+    jobId,
+    rail: charge.rail as Rail,
+    kind: 'refund',
+    amount: charge.amount,
+    currency: charge.currency,
+    state: 'pending',
+    payer: charge.payer,
+    reference: null,
+    chargeReference: charge.reference,
+    idempotencyKey: refundKey(jobId),
+    now,
   });
 }
 
 /** A second payment for an already-paid job goes back to its payer. */
 export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<void> {
   await recordMovement(tx, {
-    jobId, rail: s.rail, kind: 'refund', amount: s.amount, currency: s.currency, state: 'pending',
-    payer: s.payer, reference: null, chargeReference: s.reference, idempotencyKey: `refund:duplicate:${s.reference}`, now,
+    jobId,
+    rail: s.rail,
+    kind: 'refund',
+    amount: s.amount,
+    currency: s.currency,
+    state: 'pending',
+    payer: s.payer,
+    reference: null,
+    chargeReference: s.reference,
+    idempotencyKey: `refund:duplicate:${s.reference}`,
+    now,
   });
 }
 

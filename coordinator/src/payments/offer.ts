@@ -28,31 +28,49 @@ export function buildOffer(billing: Billing, charge: Charge, resourceUrl: string
   const chainAmount = charge.amounts.chain;
   if (billing.chain && chainAmount !== undefined) {
     requests.evm = buildEvmRequest({
-      amount: chainAmount, token: billing.chain.asset, recipient: billing.chain.recipient, chainId: billing.chain.chainId,
-      description: charge.description, externalId,
+      amount: chainAmount,
+      token: billing.chain.asset,
+      recipient: billing.chain.recipient,
+      chainId: billing.chain.chainId,
+      description: charge.description,
+      externalId,
     }) as unknown as Record<string, unknown>;
   }
   const cardAmount = charge.amounts.card;
   if (billing.card && billing.cardNetworkId && cardAmount !== undefined && canOfferStripe(cardAmount, RAIL_CURRENCY.card)) {
     requests.stripe = buildStripeRequest({
-      amount: cardAmount, currency: RAIL_CURRENCY.card, networkId: billing.cardNetworkId,
-      description: charge.description, externalId,
+      amount: cardAmount,
+      currency: RAIL_CURRENCY.card,
+      networkId: billing.cardNetworkId,
+      description: charge.description,
+      externalId,
     }) as unknown as Record<string, unknown>;
   }
-  const challenges = Object.entries(requests).map(([method, request]) => createChallenge({
-    secret: billing.challengeSecret, realm: billing.realm, method, intent: 'charge', request, expires, description: charge.description,
-    meta: { owner: issuedTo },
-  }));
+  const challenges = Object.entries(requests).map(([method, request]) =>
+    createChallenge({
+      secret: billing.challengeSecret,
+      realm: billing.realm,
+      method,
+      intent: 'charge',
+      request,
+      expires,
+      description: charge.description,
+      meta: { owner: issuedTo },
+    }),
+  );
   let x402: Offer['x402'] = null;
   if (billing.chain && chainAmount !== undefined) {
     const input: BuildPaymentRequiredInput = {
-      resource: resourceUrl, description: charge.description, amount: chainAmount, asset: billing.chain.asset,
-      payTo: billing.chain.recipient, network: billing.chain.network, maxTimeoutSeconds: billing.challengeTtlSeconds,
+      resource: resourceUrl,
+      description: charge.description,
+      amount: chainAmount,
+      asset: billing.chain.asset,
+      payTo: billing.chain.recipient,
+      network: billing.chain.network,
+      maxTimeoutSeconds: billing.challengeTtlSeconds,
       extra: billing.chain.domain,
     };
     x402 = { input, header: buildPaymentRequired(input) };
   }
   return { challenges, requests, x402 };
 }
-
-

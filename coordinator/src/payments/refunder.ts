@@ -14,9 +14,12 @@ const MAX_CARD_ATTEMPTS = 20;
  *   instead of being re-sent: paying back twice is worse than paying back late.
  */
 export async function processRefunds(ctx: Ctx): Promise<{ done: number; failed: number }> {
-  const rows = await ctx.db.select().from(ledgerEntries)
+  const rows = await ctx.db
+    .select()
+    .from(ledgerEntries)
     .where(and(eq(ledgerEntries.kind, 'refund'), eq(ledgerEntries.state, 'pending')))
-    .orderBy(asc(ledgerEntries.id)).limit(20);
+    .orderBy(asc(ledgerEntries.id))
+    .limit(20);
   const result = { done: 0, failed: 0 };
   for (const row of rows) {
     const outcome = row.rail === 'card' ? await refundCard(ctx, row) : await refundChain(ctx, row);
@@ -27,7 +30,8 @@ export async function processRefunds(ctx: Ctx): Promise<{ done: number; failed: 
 }
 
 async function finish(ctx: Ctx, row: LedgerRow, state: 'done' | 'failed' | 'pending', patch: { reference?: string; lastError?: string }) {
-  await ctx.db.update(ledgerEntries)
+  await ctx.db
+    .update(ledgerEntries)
     .set({ state, reference: patch.reference ?? row.reference, lastError: patch.lastError ?? null, attempts: row.attempts + 1, updatedAt: ctx.clock.now() })
     .where(eq(ledgerEntries.id, row.id));
 }
@@ -52,8 +56,11 @@ async function refundChain(ctx: Ctx, row: LedgerRow): Promise<'done' | 'failed' 
   const chain = ctx.billing.chain;
   const to = row.payer?.split(':').at(-1);
   if (!chain || !to?.startsWith('0x')) return fail(ctx, row, 'chain rail not configured or payer unknown');
-  const claimed = await ctx.db.update(ledgerEntries).set({ state: 'sending', updatedAt: ctx.clock.now() })
-    .where(and(eq(ledgerEntries.id, row.id), eq(ledgerEntries.state, 'pending'))).returning({ id: ledgerEntries.id });
+  const claimed = await ctx.db
+    .update(ledgerEntries)
+    .set({ state: 'sending', updatedAt: ctx.clock.now() })
+    .where(and(eq(ledgerEntries.id, row.id), eq(ledgerEntries.state, 'pending')))
+    .returning({ id: ledgerEntries.id });
   if (!claimed.length) return 'retry';
   try {
     const { txHash } = await chain.refund(to as `0x${string}`, row.amount);

@@ -5,8 +5,13 @@ import type { Rail } from '@cutroom/shared/payment-methods';
  * `payment-required` is the 402; the others are 400s (402 for insufficient/expired per draft).
  */
 export const PROBLEM_TYPES = [
-  'payment-required', 'malformed-credential', 'invalid-challenge', 'verification-failed',
-  'payment-insufficient', 'payment-expired', 'method-unsupported',
+  'payment-required',
+  'malformed-credential',
+  'invalid-challenge',
+  'verification-failed',
+  'payment-insufficient',
+  'payment-expired',
+  'method-unsupported',
 ] as const;
 export type ProblemType = (typeof PROBLEM_TYPES)[number];
 

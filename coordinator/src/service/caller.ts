@@ -43,7 +43,7 @@ export async function jobForGatedCall(ctx: Ctx, creds: Credentials, jobId: strin
   // The credential is only checked while it pays: past that (job paid, or billing off) any
   // "Payment …" header would open someone else's job, so the owner's bearer is required.
   if (!ctx.billing.enabled || job.paymentStatus !== 'pending') {
-    throw new AppError('unauthenticated', "this job is already paid: send the session_token of the session that owns it as the Bearer credential");
+    throw new AppError('unauthenticated', 'this job is already paid: send the session_token of the session that owns it as the Bearer credential');
   }
   return job;
 }

@@ -13,10 +13,16 @@ import type { Served } from './job-calls.ts';
 export async function smokeTestCall(ctx: Ctx, creds: Credentials, echo: string | undefined): Promise<Served<{ paid: true; service: string; echo?: string }>> {
   if (!ctx.billing.enabled) throw new AppError('not_found', 'payments are not configured on this server, so there is nothing to smoke-test');
   const p = PRICES.smoke_test;
-  const paid = await collectPayment(ctx, paymentInputOf(ctx, creds), {
-    description: 'cutroom payment smoke test', jobId: null,
-    amounts: { card: BigInt(p.cardCents), chain: BigInt(p.chainUnits) },
-  }, async () => {});
+  const paid = await collectPayment(
+    ctx,
+    paymentInputOf(ctx, creds),
+    {
+      description: 'cutroom payment smoke test',
+      jobId: null,
+      amounts: { card: BigInt(p.cardCents), chain: BigInt(p.chainUnits) },
+    },
+    async () => {},
+  );
   return { value: { paid: true as const, service: 'cutroom', ...(echo !== undefined && { echo }) }, receipt: paid.headers };
 }
 

@@ -11,7 +11,11 @@ import { hashToken, newSessionToken } from '../lib/tokens.ts';
 
 export type SessionRow = typeof sessions.$inferSelect;
 
-export interface SessionDeps { db: Db; clock: Clock; ttlHours: number }
+export interface SessionDeps {
+  db: Db;
+  clock: Clock;
+  ttlHours: number;
+}
 
 /** A new session row and its token (shown once; only the hash is stored). */
 export function newSessionRow(now: Date, ttlHours: number) {
@@ -37,7 +41,10 @@ export async function findSessionByToken(deps: SessionDeps, token: string): Prom
 }
 
 export async function requireSession(deps: SessionDeps, token: string | null): Promise<SessionRow> {
-  if (!token) throw new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', { next: { call: 'create_session' } });
+  if (!token)
+    throw new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', {
+      next: { call: 'create_session' },
+    });
   const s = await findSessionByToken(deps, token);
   if (!s) throw new AppError('unauthenticated', 'invalid or expired session token: create a new session', { next: { call: 'create_session' } });
   return s;
@@ -51,20 +58,30 @@ export async function requireSession(deps: SessionDeps, token: string | null): P
 function statusFromJob(job: { status: string; paymentStatus: string } | undefined): SessionStatus {
   if (!job) return 'created';
   switch (job.status) {
-    case 'pending': return job.paymentStatus === 'paid' ? 'paid' : 'created';
-    case 'uploading': return 'uploading';
-    case 'completed': case 'deleted': case 'failed': return 'completed';
-    default: return 'processing';
+    case 'pending':
+      return job.paymentStatus === 'paid' ? 'paid' : 'created';
+    case 'uploading':
+      return 'uploading';
+    case 'completed':
+    case 'deleted':
+    case 'failed':
+      return 'completed';
+    default:
+      return 'processing';
   }
 }
 
 export async function describeSession(deps: SessionDeps, s: SessionRow): Promise<Session> {
   const [latest] = await deps.db
     .select({ status: jobs.status, paymentStatus: jobs.paymentStatus })
-    .from(jobs).where(eq(jobs.sessionId, s.id)).orderBy(desc(jobs.createdAt)).limit(1);
+    .from(jobs)
+    .where(eq(jobs.sessionId, s.id))
+    .orderBy(desc(jobs.createdAt))
+    .limit(1);
   const [paid] = await deps.db
     .select({ total: sql<string | null>`sum(${jobs.amountPaidCents})` })
-    .from(jobs).where(and(eq(jobs.sessionId, s.id), inArray(jobs.paymentStatus, ['paid'])));
+    .from(jobs)
+    .where(and(eq(jobs.sessionId, s.id), inArray(jobs.paymentStatus, ['paid'])));
   const expired = s.expiresAt <= deps.clock.now();
   return {
     session_id: s.id,

@@ -7,9 +7,7 @@ describe('formatAttachmentDisposition', () => {
   });
 
   it('gives non-ASCII names an ASCII fallback and an RFC 5987 form', () => {
-    expect(formatAttachmentDisposition('café "x".srt')).toBe(
-      `attachment; filename="caf_ _x_.srt"; filename*=UTF-8''caf%C3%A9%20%22x%22.srt`,
-    );
+    expect(formatAttachmentDisposition('café "x".srt')).toBe(`attachment; filename="caf_ _x_.srt"; filename*=UTF-8''caf%C3%A9%20%22x%22.srt`);
   });
 
   it('cannot be used to split headers or name paths', () => {

@@ -83,9 +83,7 @@ export async function listKeysUnder(root: string, dir: string): Promise<string[]
     if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return [];
     throw err;
   }
-  return entries
-    .filter((e) => e.isFile() && !isSideFile(e.name))
-    .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'));
+  return entries.filter((e) => e.isFile() && !isSideFile(e.name)).map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'));
 }
 
 export function isCode(err: unknown, code: string): boolean {

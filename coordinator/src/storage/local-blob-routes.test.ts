@@ -35,8 +35,7 @@ afterEach(async () => {
 });
 
 const pathOf = (url: string) => url.replace('http://cutroom.test', '');
-const putUrl = (key = 'jobs/a/source', contentType = 'video/mp4') =>
-  store.presignPut(key, { expiresInSeconds: 60, contentType }).then(pathOf);
+const putUrl = (key = 'jobs/a/source', contentType = 'video/mp4') => store.presignPut(key, { expiresInSeconds: 60, contentType }).then(pathOf);
 const getUrl = (key = 'jobs/a/source', extra: { contentType?: string; downloadFilename?: string } = {}) =>
   store.presignGet(key, { expiresInSeconds: 60, ...extra }).then(pathOf);
 
@@ -50,7 +49,12 @@ describe('PUT /blobs/*', () => {
 
   it('stores application/json bodies verbatim instead of parsing them', async () => {
     const body = '{ "a": 1 }';
-    const res = await app.inject({ method: 'PUT', url: await putUrl('jobs/a/x.json', 'application/json'), payload: body, headers: { 'content-type': 'application/json' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: await putUrl('jobs/a/x.json', 'application/json'),
+      payload: body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(200);
     expect((await store.getBytes('jobs/a/x.json')).toString()).toBe(body);
   });
@@ -138,7 +142,10 @@ describe('GET /blobs/*', () => {
   });
 
   it('honours a signed type override and download filename', async () => {
-    const res = await app.inject({ method: 'GET', url: await getUrl('jobs/a/source', { contentType: 'application/octet-stream', downloadFilename: 'clip.mp4' }) });
+    const res = await app.inject({
+      method: 'GET',
+      url: await getUrl('jobs/a/source', { contentType: 'application/octet-stream', downloadFilename: 'clip.mp4' }),
+    });
     expect(res.headers['content-type']).toBe('application/octet-stream');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="clip.mp4"; filename*=UTF-8''clip.mp4`);
   });

@@ -45,10 +45,12 @@ export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async
     const check = store.verifyRequest('get', key, req.query as Record<string, unknown>);
     if (!check.isValid) return sendError(reply, 403, `${check.reason}; ask the API for a new download URL`);
     const file = await store.locate(key);
-    const handle = file && (await open(file.path).catch((err: unknown) => {
-      if (isCode(err, 'ENOENT')) return null; // deleted since locate()
-      throw err;
-    }));
+    const handle =
+      file &&
+      (await open(file.path).catch((err: unknown) => {
+        if (isCode(err, 'ENOENT')) return null; // deleted since locate()
+        throw err;
+      }));
     if (!file || !handle) return sendError(reply, 404, `blob ${key} does not exist (deleted or never uploaded)`);
     // Size from the open descriptor: a concurrent replace cannot make it disagree with the bytes.
     const { size } = await handle.stat();

@@ -15,9 +15,7 @@ export interface SignedBlobFields {
   fn: string;
 }
 
-export type SignatureCheck =
-  | { isValid: true; fields: SignedBlobFields }
-  | { isValid: false; reason: string };
+export type SignatureCheck = { isValid: true; fields: SignedBlobFields } | { isValid: false; reason: string };
 
 export function signBlobFields(secret: string, f: SignedBlobFields): string {
   // JSON array as the canonical string: unambiguous whatever characters ct or fn contain.
@@ -35,19 +33,17 @@ export function buildSignedBlobUrl(baseUrl: string, secret: string, f: SignedBlo
 }
 
 /** Checks a request's query against the key and the operation its HTTP method implies. */
-export function verifySignedBlobQuery(
-  secret: string,
-  op: BlobUrlOp,
-  key: string,
-  query: Record<string, unknown>,
-  nowMs: number,
-): SignatureCheck {
+export function verifySignedBlobQuery(secret: string, op: BlobUrlOp, key: string, query: Record<string, unknown>, nowMs: number): SignatureCheck {
   const text = (name: string): string | null => {
     const v = query[name];
     if (v === undefined) return '';
     return typeof v === 'string' ? v : null; // repeated parameters are ambiguous: refuse them
   };
-  const qop = text('op'), exp = text('exp'), ct = text('ct'), fn = text('fn'), sig = text('sig');
+  const qop = text('op'),
+    exp = text('exp'),
+    ct = text('ct'),
+    fn = text('fn'),
+    sig = text('sig');
   if (qop === null || exp === null || ct === null || fn === null || sig === null || !sig) {
     return { isValid: false, reason: 'the URL is not a complete presigned blob URL' };
   }

@@ -88,8 +88,6 @@ describe('LocalBlobStore', () => {
   });
 
   it('refuses a short signing secret', () => {
-    expect(() => new LocalBlobStore({ root, publicBaseUrl: 'http://x', signingSecret: 'short', maxUploadBytes: 1 })).toThrow(
-      'at least 16',
-    );
+    expect(() => new LocalBlobStore({ root, publicBaseUrl: 'http://x', signingSecret: 'short', maxUploadBytes: 1 })).toThrow('at least 16');
   });
 });

@@ -67,8 +67,7 @@ export class S3BlobStore implements BlobStore {
       Bucket: this.#bucket,
       Key: key,
       ResponseContentType: opts.contentType,
-      ResponseContentDisposition:
-        opts.downloadFilename === undefined ? undefined : formatAttachmentDisposition(opts.downloadFilename),
+      ResponseContentDisposition: opts.downloadFilename === undefined ? undefined : formatAttachmentDisposition(opts.downloadFilename),
     });
     return getSignedUrl(this.#presigner, command, { expiresIn: opts.expiresInSeconds });
   }
@@ -125,14 +124,10 @@ export class S3BlobStore implements BlobStore {
     let token: string | undefined;
     // Each listing page holds at most 1000 keys, which is also DeleteObjects' limit per call.
     do {
-      const page = await this.#client.send(
-        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }),
-      );
+      const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }));
       const objects = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
       if (objects.length > 0) {
-        const out = await this.#client.send(
-          new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: objects, Quiet: true } }),
-        );
+        const out = await this.#client.send(new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: objects, Quiet: true } }));
         if (out.Errors && out.Errors.length > 0) {
           const first = out.Errors[0];
           throw new Error(`S3 refused to delete ${out.Errors.length} object(s) under ${prefix}, e.g. ${first?.Key}: ${first?.Message}`);

@@ -7,8 +7,12 @@ import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../
 import { sweepOnce } from './sweeper.ts';
 
 let ctx: EngineCtx;
-beforeAll(async () => { ctx = await createEngineCtx({ MAX_ATTEMPTS: '2', LEASE_MS: '30000' }); });
-afterAll(async () => { await ctx.close(); });
+beforeAll(async () => {
+  ctx = await createEngineCtx({ MAX_ATTEMPTS: '2', LEASE_MS: '30000' });
+});
+afterAll(async () => {
+  await ctx.close();
+});
 
 async function claim(jobId: string, agentId: string) {
   const r = await claimJob(ctx, { v: 1, job_id: jobId, agent_id: agentId });
@@ -46,7 +50,10 @@ describe('sweeper (PGlite, manual clock)', () => {
     expect(job).toMatchObject({ status: 'failed', paymentStatus: 'refunded', errorCode: 'attempts_exhausted' });
     expect(job.errorMessage).toMatch(/did not finish after 2 attempts/);
     const attempts = await ctx.db.select().from(jobAttempts).where(eq(jobAttempts.jobId, jobId));
-    expect(attempts.map((a) => [a.id, a.outcome, a.errorCode])).toEqual([[first, 'lease_expired', 'lease_expired'], [second, 'lease_expired', 'lease_expired']]);
+    expect(attempts.map((a) => [a.id, a.outcome, a.errorCode])).toEqual([
+      [first, 'lease_expired', 'lease_expired'],
+      [second, 'lease_expired', 'lease_expired'],
+    ]);
   });
 
   it('deletes a finished job’s files and marks it deleted once past its retention', async () => {

@@ -20,9 +20,11 @@ import { transitionJob } from '../jobs/transition-job.ts';
 export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: number; expired: number }> {
   const now = ctx.clock.now();
   const result = { requeued: 0, failed: 0, expired: 0 };
-  const lapsed = await ctx.db.select().from(jobs).where(and(
-    isNotNull(jobs.currentAttemptId), lt(jobs.leaseExpiresAt, now), inArray(jobs.status, [...ACTIVE_STATUSES]),
-  )).limit(100);
+  const lapsed = await ctx.db
+    .select()
+    .from(jobs)
+    .where(and(isNotNull(jobs.currentAttemptId), lt(jobs.leaseExpiresAt, now), inArray(jobs.status, [...ACTIVE_STATUSES])))
+    .limit(100);
   for (const job of lapsed) {
     const attemptId = job.currentAttemptId!;
     const fence = and(eq(jobs.currentAttemptId, attemptId), lt(jobs.leaseExpiresAt, now));
@@ -31,7 +33,14 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
       // renewed by a late heartbeat leaves the live attempt untouched.
       const lost = { code: 'lease_expired', message: `lease expired after ${ctx.config.LEASE_MS} ms without a heartbeat` } as const;
       if (job.attemptCount >= ctx.config.MAX_ATTEMPTS) {
-        const row = await failJob(tx, { jobId: job.id, now, code: 'attempts_exhausted', message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`, attemptId, where: fence });
+        const row = await failJob(tx, {
+          jobId: job.id,
+          now,
+          code: 'attempts_exhausted',
+          message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`,
+          attemptId,
+          where: fence,
+        });
         if (!row) return null;
         await endAttempt(tx, attemptId, now, 'lease_expired', lost);
         return 'failed' as const;
@@ -49,7 +58,11 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
   }
   if (result.requeued) ctx.notifyOutbox();
 
-  const expired = await ctx.db.select().from(jobs).where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now))).limit(100);
+  const expired = await ctx.db
+    .select()
+    .from(jobs)
+    .where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now)))
+    .limit(100);
   for (const job of expired) {
     await ctx.blobs.deletePrefix(`jobs/${job.id}/`);
     const moved = await ctx.db.transaction(async (tx) => {
@@ -64,10 +77,17 @@ export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: n
 export function startSweeper(ctx: Ctx) {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = running.then(() => Promise.all([
-      sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed')),
-      ctx.billing.enabled ? processRefunds(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'refund pass failed')) : null,
-    ]));
+    running = running.then(() =>
+      Promise.all([
+        sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed')),
+        ctx.billing.enabled ? processRefunds(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'refund pass failed')) : null,
+      ]),
+    );
   }, ctx.config.SWEEP_INTERVAL_MS);
-  return { async stop() { clearInterval(timer); await running; } };
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }

@@ -28,11 +28,22 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
   const config = loadCoordinatorConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LEASE_MS: '30000', ...env });
   const clock = createManualClock(new Date('2026-11-01T00:00:00Z'));
   const database = await openDatabase({ pgliteDir: 'memory://' });
-  const blobs = new LocalBlobStore({ root: join(dir, 'blobs'), publicBaseUrl: config.publicBaseUrl, signingSecret: 'engine-test-signing-secret', maxUploadBytes: config.UPLOAD_MAX_BYTES, clock: () => clock.now().getTime() });
+  const blobs = new LocalBlobStore({
+    root: join(dir, 'blobs'),
+    publicBaseUrl: config.publicBaseUrl,
+    signingSecret: 'engine-test-signing-secret',
+    maxUploadBytes: config.UPLOAD_MAX_BYTES,
+    clock: () => clock.now().getTime(),
+  });
   await blobs.ensureReady();
   const notified = { outbox: 0, cancelled: [] as string[] };
   return {
-    db: database.db, blobs, clock, config, logger: createLogger('silent'), billing: createBilling(config, clock),
+    db: database.db,
+    blobs,
+    clock,
+    config,
+    logger: createLogger('silent'),
+    billing: createBilling(config, clock),
     notifyOutbox: () => void notified.outbox++,
     cancelAttempt: (id) => void notified.cancelled.push(id),
     notified,
@@ -46,7 +57,9 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
 /** Registers an agent as the claim's liveness check sees it (work kinds, last seen now). */
 export async function addAgent(ctx: EngineCtx, id: string, kinds: string[] = ['transcribe']): Promise<void> {
   const now = ctx.clock.now();
-  await ctx.db.insert(agents).values({ id, capabilities: { work_kinds: kinds }, registeredAt: now, lastSeenAt: now })
+  await ctx.db
+    .insert(agents)
+    .values({ id, capabilities: { work_kinds: kinds }, registeredAt: now, lastSeenAt: now })
     .onConflictDoUpdate({ target: agents.id, set: { lastSeenAt: now } });
 }
 

@@ -44,6 +44,9 @@ export async function detectCapabilities(config: AgentConfig, logger: Logger, pi
     free_disk_bytes: freeDisk,
     work_kinds: workKinds,
   };
-  logger.info({ nvenc, cuda: cuda.devices, models: whisperModels.models, whisper, free_disk_bytes: freeDisk, work_kinds: workKinds, missing }, 'capabilities detected');
+  logger.info(
+    { nvenc, cuda: cuda.devices, models: whisperModels.models, whisper, free_disk_bytes: freeDisk, work_kinds: workKinds, missing },
+    'capabilities detected',
+  );
   return { capabilities, whisper, missing };
 }

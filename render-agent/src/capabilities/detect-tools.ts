@@ -32,7 +32,22 @@ export async function detectFfmpeg(ffmpegPath: string): Promise<FfmpegInfo> {
  * everywhere, and datacenter GPUs (H100, H200) have CUDA but no NVENC unit.
  */
 export async function detectNvenc(ffmpegPath: string): Promise<boolean> {
-  const args = ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'color=size=256x256:duration=0.04', '-frames:v', '1', '-c:v', 'h264_nvenc', '-f', 'null', '-'];
+  const args = [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'color=size=256x256:duration=0.04',
+    '-frames:v',
+    '1',
+    '-c:v',
+    'h264_nvenc',
+    '-f',
+    'null',
+    '-',
+  ];
   const r = await execa(ffmpegPath, args, { reject: false, timeout: 20_000 });
   return r.exitCode === 0;
 }

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../config.ts';
 import { fasterWhisperRuns, ffmpegRuns, unmet, whisperModelAvailable, type HostFacts } from './requirements.ts';
 
-const config = loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222', FFMPEG_PATH: '/opt/ffmpeg', PYTHON: '/opt/py' });
+const config = loadAgentConfig({
+  COORDINATOR_URL: 'http://127.0.0.1:8080',
+  AGENT_TOKEN: 't',
+  NATS_URL: 'nats://127.0.0.1:4222',
+  FFMPEG_PATH: '/opt/ffmpeg',
+  PYTHON: '/opt/py',
+});
 const healthy: HostFacts = {
   ffmpeg: { version: '7.1.1', encoders: ['aac', 'libx264'] },
   nvenc: false,
@@ -23,7 +29,9 @@ describe('host requirements', () => {
 
   it('report a broken faster-whisper once, not also a missing model', () => {
     const host = { ...healthy, whisperModels: { isRunnable: false, models: [], error: "No module named 'faster_whisper'" } };
-    expect(unmet(fasterWhisperRuns, whisperModelAvailable)(host, config)).toEqual([`faster-whisper does not run with /opt/py: No module named 'faster_whisper'`]);
+    expect(unmet(fasterWhisperRuns, whisperModelAvailable)(host, config)).toEqual([
+      `faster-whisper does not run with /opt/py: No module named 'faster_whisper'`,
+    ]);
   });
 
   it('want the configured model offline, unless downloads are allowed', () => {

@@ -13,7 +13,12 @@ const jobId = '0190a5a0-0000-7000-8000-000000000001';
 const attemptId = '0190a5a0-0000-7000-8000-000000000002';
 const wakeup = { v: 1, job_id: jobId, kind: 'transcribe', enqueued_at: '2026-01-01T00:00:00.000Z' };
 const assignment: Assignment = {
-  v: 1, job_id: jobId, attempt_id: attemptId, job_type: 'transcribe', kind: 'transcribe', lease_ms: 30_000,
+  v: 1,
+  job_id: jobId,
+  attempt_id: attemptId,
+  job_type: 'transcribe',
+  kind: 'transcribe',
+  lease_ms: 30_000,
   source: { get_url: 'http://127.0.0.1:1/source', content_type: 'audio/wav', size: null },
   params: { language: null, model: 'tiny.en' },
   outputs: {},
@@ -42,7 +47,15 @@ function setup(claim: () => Promise<ClaimResponse>, run: Pipeline<'transcribe'>[
   const clock = createManualClock(Date.parse('2026-01-01T00:00:00Z'));
   const unsubscribe = vi.fn();
   const nc = { subscribe: vi.fn(() => ({ unsubscribe })), publish: vi.fn() };
-  const client = { register: vi.fn(), announce: vi.fn(), claim: vi.fn(claim), heartbeat: vi.fn(async () => ok), stage: vi.fn(), complete: vi.fn(), fail: vi.fn() };
+  const client = {
+    register: vi.fn(),
+    announce: vi.fn(),
+    claim: vi.fn(claim),
+    heartbeat: vi.fn(async () => ok),
+    stage: vi.fn(),
+    complete: vi.fn(),
+    fail: vi.fn(),
+  };
   const stop = new AbortController();
   const transcribe = { kind: 'transcribe' as const, missing: () => [], run: vi.fn(run) };
   const deps: WakeupDeps = {
@@ -77,7 +90,7 @@ describe('handleWakeup', () => {
     expect(run).not.toHaveBeenCalled();
   });
 
-  it('naks with the coordinator\'s delay when it leaves the job to another agent, and logs that at debug', async () => {
+  it("naks with the coordinator's delay when it leaves the job to another agent, and logs that at debug", async () => {
     const { deps, logs } = setup(async () => ({ v: 1, claimed: false, reason: 'this agent already failed the job', retry_after_ms: 30_000 }));
     const { msg, jsMsg } = fakeMsg(wakeup);
     await expect(handleWakeup(jsMsg, deps)).resolves.toBe('not_claimed');
@@ -87,20 +100,24 @@ describe('handleWakeup', () => {
   });
 
   it('naks for redelivery when the coordinator is unreachable, acks when it refuses outright', async () => {
-    const down = setup(async () => { throw new TransientError('ECONNREFUSED'); });
+    const down = setup(async () => {
+      throw new TransientError('ECONNREFUSED');
+    });
     const first = fakeMsg(wakeup);
     await handleWakeup(first.jsMsg, down.deps);
     expect(first.msg.nak).toHaveBeenCalledExactlyOnceWith(5_000);
     expect(first.msg.ack).not.toHaveBeenCalled();
 
-    const refused = setup(async () => { throw new CoordinatorError(403, 'forbidden'); });
+    const refused = setup(async () => {
+      throw new CoordinatorError(403, 'forbidden');
+    });
     const second = fakeMsg(wakeup);
     await handleWakeup(second.jsMsg, refused.deps);
     expect(second.msg.ack).toHaveBeenCalledOnce();
     expect(second.msg.nak).not.toHaveBeenCalled();
   });
 
-  it('runs a claimed assignment through its job type\'s pipeline under a lease, then acks', async () => {
+  it("runs a claimed assignment through its job type's pipeline under a lease, then acks", async () => {
     let seen: PipelineContext | undefined;
     const { deps, client, nc, unsubscribe, clock, run } = setup(
       async () => ({ v: 1, claimed: true, assignment }),
@@ -130,13 +147,14 @@ describe('handleWakeup', () => {
     let reason: unknown;
     const { deps, stop } = setup(
       async () => ({ v: 1, claimed: true, assignment }),
-      (_a, signal) => new Promise((resolve) => {
-        signal.addEventListener('abort', () => {
-          reason = signal.reason;
-          resolve('aborted');
-        });
-        stop.abort(new Error('agent stopping'));
-      }),
+      (_a, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            reason = signal.reason;
+            resolve('aborted');
+          });
+          stop.abort(new Error('agent stopping'));
+        }),
     );
     const { msg, jsMsg } = fakeMsg(wakeup);
     await expect(handleWakeup(jsMsg, deps)).resolves.toBe('aborted');

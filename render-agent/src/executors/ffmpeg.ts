@@ -14,12 +14,30 @@ export interface ExtractAudioPaths {
  */
 export function buildExtractAudioArgs({ input, output }: ExtractAudioPaths): string[] {
   return [
-    '-hide_banner', '-nostdin', '-loglevel', 'error',
+    '-hide_banner',
+    '-nostdin',
+    '-loglevel',
+    'error',
     // Machine-readable progress on stdout; -nostats stops the human one on stderr.
-    '-progress', 'pipe:1', '-nostats',
-    '-y', '-i', asFileUrl(input),
-    '-map', '0:a:0', '-vn', '-sn', '-dn',
-    '-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav',
+    '-progress',
+    'pipe:1',
+    '-nostats',
+    '-y',
+    '-i',
+    asFileUrl(input),
+    '-map',
+    '0:a:0',
+    '-vn',
+    '-sn',
+    '-dn',
+    '-ac',
+    '1',
+    '-ar',
+    '16000',
+    '-c:a',
+    'pcm_s16le',
+    '-f',
+    'wav',
     asFileUrl(output),
   ];
 }
@@ -63,5 +81,7 @@ function classifyExtractFailure(err: ExecaError): PipelineError {
   if (err.exitCode === undefined || /No space left on device/i.test(stderr)) {
     return new PipelineError('tool_failed', `ffmpeg failed while extracting audio: ${lastLine || err.shortMessage}`, { cause: err });
   }
-  return new PipelineError('media_invalid', `the audio in the uploaded file could not be decoded (${lastLine || `ffmpeg exit ${err.exitCode}`})`, { cause: err });
+  return new PipelineError('media_invalid', `the audio in the uploaded file could not be decoded (${lastLine || `ffmpeg exit ${err.exitCode}`})`, {
+    cause: err,
+  });
 }

@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { createLineSplitter, parseWhisperLine } from './whisper-events.ts';
 
 const segment = {
-  type: 'segment', id: 0, start: 0, end: 1.2, text: 'Hello there.',
-  words: [{ start: 0, end: 0.5, word: 'Hello', probability: 0.9 }, { start: 0.5, end: 1.2, word: 'there.', probability: 0.8 }],
+  type: 'segment',
+  id: 0,
+  start: 0,
+  end: 1.2,
+  text: 'Hello there.',
+  words: [
+    { start: 0, end: 0.5, word: 'Hello', probability: 0.9 },
+    { start: 0.5, end: 1.2, word: 'there.', probability: 0.8 },
+  ],
 };
 const stream = [{ type: 'info', language: 'en', duration: 2 }, segment, { type: 'progress', fraction: 0.6 }, { type: 'done' }]
   .map((e) => `${JSON.stringify(e)}\n`)

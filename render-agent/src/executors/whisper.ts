@@ -25,7 +25,19 @@ export interface WhisperOptions {
 }
 
 export function buildWhisperArgs(o: Pick<WhisperOptions, 'audioPath' | 'model' | 'device' | 'computeType' | 'beamSize' | 'language'>): string[] {
-  const args = [TRANSCRIBE_SCRIPT, '--audio', o.audioPath, '--model', o.model, '--device', o.device, '--compute-type', o.computeType, '--beam-size', String(o.beamSize)];
+  const args = [
+    TRANSCRIBE_SCRIPT,
+    '--audio',
+    o.audioPath,
+    '--model',
+    o.model,
+    '--device',
+    o.device,
+    '--compute-type',
+    o.computeType,
+    '--beam-size',
+    String(o.beamSize),
+  ];
   if (o.language) args.push('--language', o.language);
   return args;
 }
@@ -69,6 +81,10 @@ export async function transcribeWithWhisper(o: WhisperOptions): Promise<Transcri
 }
 
 function childFailure(err: ExecaError): PipelineError {
-  const tail = String(err.stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+  const tail = String(err.stderr ?? '')
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' | ');
   return new PipelineError('tool_failed', `the Whisper process failed (${err.shortMessage})${tail ? `: ${tail}` : ''}`.slice(0, 2000), { cause: err });
 }

@@ -14,14 +14,22 @@ const workDir = mkdtempSync(path.join(tmpdir(), 'cutroom-lifecycle-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 const assignment = {
-  v: 1 as const, job_type: 'transcribe' as const, kind: 'transcribe' as const, lease_ms: 30_000, outputs: {},
-  job_id: '0190a5a0-0000-7000-8000-000000000001', attempt_id: '0190a5a0-0000-7000-8000-000000000002',
+  v: 1 as const,
+  job_type: 'transcribe' as const,
+  kind: 'transcribe' as const,
+  lease_ms: 30_000,
+  outputs: {},
+  job_id: '0190a5a0-0000-7000-8000-000000000001',
+  attempt_id: '0190a5a0-0000-7000-8000-000000000002',
   source: { get_url: 'http://127.0.0.1:1/source', content_type: 'audio/wav', size: null },
   params: { language: null, model: 'tiny.en' },
 };
 const fence = { v: 1 as const, job_id: assignment.job_id, attempt_id: assignment.attempt_id, agent_id: 'a1' };
 const done: CompleteRequest = {
-  ...fence, job_type: 'transcribe', language: 'en', outputs: [{ name: 'transcript_srt', bytes: 10 }],
+  ...fence,
+  job_type: 'transcribe',
+  language: 'en',
+  outputs: [{ name: 'transcript_srt', bytes: 10 }],
   media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' },
 };
 
@@ -33,7 +41,9 @@ function setup() {
   const ctx: PipelineContext = {
     config: { ...loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222', AGENT_ID: 'a1' }), workDir },
     whisper: { device: 'cpu', computeType: 'int8' },
-    client, fence, progress,
+    client,
+    fence,
+    progress,
     logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
     clock,
   };
@@ -74,7 +84,10 @@ describe('runAttemptLifecycle', () => {
     await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
       throw new TypeError('boom');
     });
-    expect(client.fail).toHaveBeenCalledWith(expect.objectContaining({ code: 'internal', message: 'render-agent internal error: boom' }), expect.any(AbortSignal));
+    expect(client.fail).toHaveBeenCalledWith(
+      expect.objectContaining({ code: 'internal', message: 'render-agent internal error: boom' }),
+      expect.any(AbortSignal),
+    );
   });
 
   it('stops without reporting when aborted, or when the coordinator says the attempt is stale', async () => {

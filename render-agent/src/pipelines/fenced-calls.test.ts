@@ -14,25 +14,56 @@ function clientWith(stage: () => Promise<void>, heartbeat: () => Promise<typeof 
 
 describe('reportStage', () => {
   it('sends the stage with the probe under the attempt fence', async () => {
-    const ctx = clientWith(async () => undefined, async () => ok);
+    const ctx = clientWith(
+      async () => undefined,
+      async () => ok,
+    );
     await reportStage(ctx, 'transcribing', media, signal);
     expect(ctx.client.stage).toHaveBeenCalledWith({ ...fence, stage: 'transcribing', media }, signal);
   });
 
   it('walks away (unreachable) when the coordinator cannot take it, and lets a 409 through', async () => {
-    const down = clientWith(async () => { throw new TransientError('stage answered 503'); }, async () => ok);
+    const down = clientWith(
+      async () => {
+        throw new TransientError('stage answered 503');
+      },
+      async () => ok,
+    );
     await expect(reportStage(down, 'transcribing', media, signal)).rejects.toMatchObject({ name: 'AttemptAbortedError', why: 'unreachable' });
-    const stale = clientWith(async () => { throw new StaleAttemptError('superseded'); }, async () => ok);
+    const stale = clientWith(
+      async () => {
+        throw new StaleAttemptError('superseded');
+      },
+      async () => ok,
+    );
     await expect(reportStage(stale, 'transcribing', undefined, signal)).rejects.toThrow(StaleAttemptError);
   });
 });
 
 describe('confirmStillHolding', () => {
   it('passes on a fresh heartbeat, walks away when it cannot get one', async () => {
-    await expect(confirmStillHolding(clientWith(async () => undefined, async () => ok), signal)).resolves.toBeUndefined();
-    const down = clientWith(async () => undefined, async () => { throw new TransientError('ECONNREFUSED'); });
+    await expect(
+      confirmStillHolding(
+        clientWith(
+          async () => undefined,
+          async () => ok,
+        ),
+        signal,
+      ),
+    ).resolves.toBeUndefined();
+    const down = clientWith(
+      async () => undefined,
+      async () => {
+        throw new TransientError('ECONNREFUSED');
+      },
+    );
     await expect(confirmStillHolding(down, signal)).rejects.toBeInstanceOf(AttemptAbortedError);
-    const stale = clientWith(async () => undefined, async () => { throw new StaleAttemptError('superseded'); });
+    const stale = clientWith(
+      async () => undefined,
+      async () => {
+        throw new StaleAttemptError('superseded');
+      },
+    );
     await expect(confirmStillHolding(stale, signal)).rejects.toThrow(StaleAttemptError);
   });
 });

@@ -9,7 +9,12 @@ import type { PipelineContext } from './pipeline.ts';
  * infrastructure's hiccup; walking away lets the lease expire and the sweeper give the job to a
  * fresh attempt.
  */
-export async function reportStage(ctx: Pick<PipelineContext, 'client' | 'fence'>, stage: Stage, media: MediaInfo | undefined, signal: AbortSignal): Promise<void> {
+export async function reportStage(
+  ctx: Pick<PipelineContext, 'client' | 'fence'>,
+  stage: Stage,
+  media: MediaInfo | undefined,
+  signal: AbortSignal,
+): Promise<void> {
   try {
     await ctx.client.stage({ ...ctx.fence, stage, ...(media === undefined ? {} : { media }) }, signal);
   } catch (err) {

@@ -44,11 +44,16 @@ const retryable = (err: unknown) => !(err instanceof HttpStatusError) || isTrans
  */
 export async function downloadSource(url: string, dest: string, expectedSize: number | null, signal: AbortSignal, clock: Clock): Promise<number> {
   try {
-    await withTransferRetry(signal, clock, async () => {
-      const res = await fetch(url, { signal });
-      if (!res.ok || !res.body) throw new HttpStatusError(res.status, `HTTP ${res.status}`);
-      await pipeline(Readable.fromWeb(res.body as WebReadableStream), fs.createWriteStream(dest), { signal });
-    }, retryable);
+    await withTransferRetry(
+      signal,
+      clock,
+      async () => {
+        const res = await fetch(url, { signal });
+        if (!res.ok || !res.body) throw new HttpStatusError(res.status, `HTTP ${res.status}`);
+        await pipeline(Readable.fromWeb(res.body as WebReadableStream), fs.createWriteStream(dest), { signal });
+      },
+      retryable,
+    );
   } catch (err) {
     signal.throwIfAborted();
     throw new PipelineError('source_unavailable', `the uploaded source could not be fetched from ${redactUrl(url)}: ${(err as Error).message}`, { cause: err });
@@ -63,11 +68,16 @@ export async function downloadSource(url: string, dest: string, expectedSize: nu
 /** PUTs one output to its presigned URL with the content type it was signed for. */
 export async function uploadOutput(name: string, target: OutputTarget, body: Buffer, signal: AbortSignal, clock: Clock): Promise<void> {
   try {
-    await withTransferRetry(signal, clock, async () => {
-      const res = await fetch(target.put_url, { method: 'PUT', body, headers: { 'content-type': target.content_type }, signal });
-      if (!res.ok) throw new HttpStatusError(res.status, `HTTP ${res.status}: ${(await res.text().catch(() => '')).slice(0, 200)}`);
-      await res.body?.cancel();
-    }, retryable);
+    await withTransferRetry(
+      signal,
+      clock,
+      async () => {
+        const res = await fetch(target.put_url, { method: 'PUT', body, headers: { 'content-type': target.content_type }, signal });
+        if (!res.ok) throw new HttpStatusError(res.status, `HTTP ${res.status}: ${(await res.text().catch(() => '')).slice(0, 200)}`);
+        await res.body?.cancel();
+      },
+      retryable,
+    );
   } catch (err) {
     signal.throwIfAborted();
     throw new PipelineError('output_upload_failed', `could not upload ${name} to ${redactUrl(target.put_url)}: ${(err as Error).message}`, { cause: err });

@@ -34,7 +34,11 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
   assertTranscribable(media);
   log.info({ media }, 'source probed');
   await extractAudio({
-    ffmpegPath: config.ffmpegPath, input: source, output: audio, durationSeconds: media.duration_seconds, signal,
+    ffmpegPath: config.ffmpegPath,
+    input: source,
+    output: audio,
+    durationSeconds: media.duration_seconds,
+    signal,
     onProgress: (f) => progress.report('extracting_audio', f),
   });
   progress.report('extracting_audio', 1);
@@ -46,9 +50,16 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
   await reportStage(ctx, 'transcribing', media, signal);
   progress.report('transcribing', 0);
   const transcript = await transcribeWithWhisper({
-    python: config.python, audioPath: audio, model: a.params.model || config.whisper.model,
-    device: ctx.whisper.device, computeType: ctx.whisper.computeType, beamSize: config.whisper.beamSize,
-    language: a.params.language, allowDownload: config.whisper.allowDownload, signal, logger: log,
+    python: config.python,
+    audioPath: audio,
+    model: a.params.model || config.whisper.model,
+    device: ctx.whisper.device,
+    computeType: ctx.whisper.computeType,
+    beamSize: config.whisper.beamSize,
+    language: a.params.language,
+    allowDownload: config.whisper.allowDownload,
+    signal,
+    logger: log,
     onSpawn: (pid) => log.debug({ pid }, 'whisper child started'),
     onProgress: (f) => progress.report('transcribing', f),
   });

@@ -3,8 +3,21 @@ import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { buildTranscriptOutputs, isTranscribeOutputName } from './transcript-outputs.ts';
 
 const t: TranscriptV2 = {
-  version: 2, language: 'en', duration: 3,
-  segments: [{ id: 0, start: 0, end: 2.5, text: 'Hello, world.', words: [{ start: 0, end: 1, word: 'Hello,', probability: 0.9 }, { start: 1.2, end: 2.5, word: 'world.', probability: 0.95 }] }],
+  version: 2,
+  language: 'en',
+  duration: 3,
+  segments: [
+    {
+      id: 0,
+      start: 0,
+      end: 2.5,
+      text: 'Hello, world.',
+      words: [
+        { start: 0, end: 1, word: 'Hello,', probability: 0.9 },
+        { start: 1.2, end: 2.5, word: 'world.', probability: 0.95 },
+      ],
+    },
+  ],
 };
 
 describe('buildTranscriptOutputs', () => {

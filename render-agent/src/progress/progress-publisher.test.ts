@@ -60,7 +60,13 @@ describe('createProgressPublisher', () => {
   });
 
   it('survives a publish that throws (progress is lossy)', () => {
-    const pub = createProgressPublisher({ fence, clock: createManualClock(START), publish: () => { throw new Error('closed'); } });
+    const pub = createProgressPublisher({
+      fence,
+      clock: createManualClock(START),
+      publish: () => {
+        throw new Error('closed');
+      },
+    });
     expect(() => pub.report('transcribing', 0.3)).not.toThrow();
   });
 });

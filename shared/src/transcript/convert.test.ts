@@ -26,7 +26,12 @@ describe('renderTranscript', () => {
     expect(json.contentType).toBe('application/json');
     expect(json.extension).toBe('json');
     expect(json.body).not.toContain('\n');
-    expect(TranscriptV1.parse(JSON.parse(json.body))).toEqual({ version: 1, language: 'en', duration: 10, segments: [{ id: 0, start: 0, end: 1, text: ' Hello' }] });
+    expect(TranscriptV1.parse(JSON.parse(json.body))).toEqual({
+      version: 1,
+      language: 'en',
+      duration: 10,
+      segments: [{ id: 0, start: 0, end: 1, text: ' Hello' }],
+    });
 
     const words = renderTranscript(t, 'words');
     expect(words.contentType).toBe('application/json');

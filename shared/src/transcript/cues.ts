@@ -23,9 +23,7 @@ export function cleanCueText(text: string): string {
  * after (never overlapping) the previous one and with end > start. Whisper does emit zero-length
  * and overlapping segments; many players drop or stack such cues.
  */
-export function normalizeCues(
-  segments: readonly { start: number; end: number; text: string }[],
-): Cue[] {
+export function normalizeCues(segments: readonly { start: number; end: number; text: string }[]): Cue[] {
   const raw = segments
     .map((s) => ({ startMs: secondsToMs(s.start), endMs: secondsToMs(s.end), text: cleanCueText(s.text) }))
     .filter((c) => c.text !== '')

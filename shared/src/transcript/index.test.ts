@@ -4,8 +4,20 @@ import * as transcript from './index.ts';
 describe('transcript index', () => {
   it('re-exports the public API', () => {
     for (const name of [
-      'TranscriptV2', 'TranscriptV1', 'formatSrtTime', 'formatVttTime', 'normalizeCues', 'toSrt', 'parseSrt',
-      'toVtt', 'toTxt', 'toJsonV1', 'transcriptV2JsonSchema', 'TRANSCRIPT_FORMATS', 'isTranscriptFormat', 'renderTranscript',
+      'TranscriptV2',
+      'TranscriptV1',
+      'formatSrtTime',
+      'formatVttTime',
+      'normalizeCues',
+      'toSrt',
+      'parseSrt',
+      'toVtt',
+      'toTxt',
+      'toJsonV1',
+      'transcriptV2JsonSchema',
+      'TRANSCRIPT_FORMATS',
+      'isTranscriptFormat',
+      'renderTranscript',
     ]) {
       expect(transcript, name).toHaveProperty(name);
     }

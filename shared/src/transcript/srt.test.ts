@@ -6,9 +6,7 @@ import type { TranscriptV1 } from './transcript-v2.ts';
 describe('toSrt', () => {
   it('renders numbered cues separated by blank lines with a trailing newline', () => {
     const out = toSrt(transcript([seg(0, 0, 1.5, ' Hello'), seg(1, 1.5, 3723.456, ' world.')]));
-    expect(out).toBe(
-      '1\n00:00:00,000 --> 00:00:01,500\nHello\n\n2\n00:00:01,500 --> 01:02:03,456\nworld.\n',
-    );
+    expect(out).toBe('1\n00:00:00,000 --> 00:00:01,500\nHello\n\n2\n00:00:01,500 --> 01:02:03,456\nworld.\n');
     expect(out).not.toContain('\r');
   });
 

@@ -37,7 +37,10 @@ function toSeconds(h: string | undefined, m: string, s: string, ms: string): num
  * text is joined with `\n`.
  */
 export function parseSrt(text: string): SrtCue[] {
-  const lines = text.replace(/^\uFEFF/u, '').replace(/\r\n?/gu, '\n').split('\n');
+  const lines = text
+    .replace(/^\uFEFF/u, '')
+    .replace(/\r\n?/gu, '\n')
+    .split('\n');
   const cues: SrtCue[] = [];
   let current: SrtCue | undefined;
   let body: string[] = [];

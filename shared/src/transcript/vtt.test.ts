@@ -25,10 +25,7 @@ describe('toVtt', () => {
   it('shares the SRT timing rules: collapsed text, zero-length and overlap fixed, rounding', () => {
     const out = toVtt(transcript([seg(0, 0.9995, 0.9995, 'a\nb'), seg(1, 1.2, 3, 'ünï 🎬'), seg(2, 2, 4, 'c')]));
     expect(out).toBe(
-      'WEBVTT\n\n' +
-        '00:00:01.000 --> 00:00:01.200\na b\n\n' +
-        '00:00:01.200 --> 00:00:03.000\nünï 🎬\n\n' +
-        '00:00:03.000 --> 00:00:04.000\nc\n',
+      'WEBVTT\n\n' + '00:00:01.000 --> 00:00:01.200\na b\n\n' + '00:00:01.200 --> 00:00:03.000\nünï 🎬\n\n' + '00:00:03.000 --> 00:00:04.000\nc\n',
     );
   });
 });

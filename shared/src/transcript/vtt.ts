@@ -14,8 +14,6 @@ export function escapeVttText(text: string): string {
 
 /** WebVTT: the header, then unnumbered cues with the same timing rules as SRT. */
 export function toVtt(t: TranscriptV2 | TranscriptV1): string {
-  const cues = normalizeCues(t.segments).map(
-    (c) => `${formatMs(c.startMs, '.')} --> ${formatMs(c.endMs, '.')}\n${escapeVttText(c.text)}\n`,
-  );
+  const cues = normalizeCues(t.segments).map((c) => `${formatMs(c.startMs, '.')} --> ${formatMs(c.endMs, '.')}\n${escapeVttText(c.text)}\n`);
   return VTT_HEADER + cues.join('\n');
 }

@@ -78,9 +78,7 @@ export function injectFault(ctx: Pick<FakeContext, 'state'>, input: FaultInput):
 
 /** Takes one use of the first fault matching this request, if any. */
 export function takeFault(ctx: Pick<FakeContext, 'state'>, method: string, path: string): Fault | null {
-  const fault = ctx.state.faults.find(
-    (f) => f.remaining > 0 && path.startsWith(f.pathPrefix) && (f.method === null || f.method === method),
-  );
+  const fault = ctx.state.faults.find((f) => f.remaining > 0 && path.startsWith(f.pathPrefix) && (f.method === null || f.method === method));
   if (!fault) return null;
   fault.remaining -= 1;
   if (fault.remaining === 0) ctx.state.faults.splice(ctx.state.faults.indexOf(fault), 1);

@@ -2,11 +2,7 @@
 // status the official client maps to its error classes (400/404 → StripeInvalidRequestError,
 // 401 → StripeAuthenticationError, 402 → StripeCardError, 409 idempotency_error, 5xx → StripeAPIError).
 
-export type StripeErrorType =
-  | 'invalid_request_error'
-  | 'card_error'
-  | 'idempotency_error'
-  | 'api_error';
+export type StripeErrorType = 'invalid_request_error' | 'card_error' | 'idempotency_error' | 'api_error';
 
 export interface FakeStripeErrorInit {
   status: number;

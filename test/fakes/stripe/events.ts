@@ -15,9 +15,7 @@ export function recordEvent(ctx: FakeContext, type: string, object: object, from
     livemode: false,
     pending_webhooks: ctx.state.webhookEndpoints.filter((e) => endpointWants(e.enabled_events, type)).length,
     // Events caused by a customer (paying on the hosted page) carry no API request, as on Stripe.
-    request: fromApiRequest
-      ? { id: ctx.req.id, idempotency_key: ctx.req.idempotencyKey }
-      : { id: null, idempotency_key: null },
+    request: fromApiRequest ? { id: ctx.req.id, idempotency_key: ctx.req.idempotencyKey } : { id: null, idempotency_key: null },
     type,
   };
   ctx.state.events.push(event);
@@ -43,8 +41,7 @@ export function listEvents(ctx: FakeContext) {
 }
 
 // Stripe accepts `type=checkout.session.*` wildcards.
-const matchesType = (pattern: string, type: string): boolean =>
-  pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
+const matchesType = (pattern: string, type: string): boolean => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type);
 
 export function retrieveEvent(ctx: FakeContext): StripeEvent {
   const id = ctx.req.params['id'] as string;

@@ -21,10 +21,7 @@ describe('parseForm', () => {
       '&line_items[1][quantity]=1&metadata[job_id]=j-1&success_url=http%3A%2F%2Fx%2Fok%3Fs%3D%7BCHECKOUT_SESSION_ID%7D';
     expect(parseForm(body)).toEqual({
       mode: 'payment',
-      line_items: [
-        { quantity: '2', price_data: { currency: 'usd', unit_amount: '450', product_data: { name: 'Clips from video' } } },
-        { quantity: '1' },
-      ],
+      line_items: [{ quantity: '2', price_data: { currency: 'usd', unit_amount: '450', product_data: { name: 'Clips from video' } } }, { quantity: '1' }],
       metadata: { job_id: 'j-1' },
       success_url: 'http://x/ok?s={CHECKOUT_SESSION_ID}',
     });

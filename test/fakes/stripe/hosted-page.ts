@@ -8,17 +8,14 @@ import { Reply } from './reply.ts';
 import { completeCheckoutSession, getSession } from './resources/checkout-sessions.ts';
 import { deliverEvent } from './webhooks.ts';
 
-const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const money = (cents: number, currency: string): string => `${(cents / 100).toFixed(2)} ${currency.toUpperCase()}`;
 
 export function showCheckoutPage(ctx: FakeContext): Reply {
   const session = getSession(ctx);
   const items = ctx.state.lineItems.get(session.id) ?? [];
-  const rows = items
-    .map((i) => `<li>${escapeHtml(i.name)} × ${i.quantity}: ${money(i.unit_amount * i.quantity, i.currency)}</li>`)
-    .join('');
+  const rows = items.map((i) => `<li>${escapeHtml(i.name)} × ${i.quantity}: ${money(i.unit_amount * i.quantity, i.currency)}</li>`).join('');
   const body =
     session.status === 'open'
       ? `<form method="post"><button id="pay" type="submit">Pay ${money(session.amount_total, session.currency)}</button></form>` +

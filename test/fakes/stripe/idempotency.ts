@@ -15,9 +15,7 @@ export interface SavedReply {
 
 type Entry = { fingerprint: string; saved: SavedReply | null };
 
-export type IdempotencyDecision =
-  | { kind: 'run' }
-  | { kind: 'replay'; saved: SavedReply };
+export type IdempotencyDecision = { kind: 'run' } | { kind: 'replay'; saved: SavedReply };
 
 export class IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
@@ -25,7 +23,12 @@ export class IdempotencyStore {
   /** Decides how to treat a request carrying `key`; throws Stripe's errors on misuse. */
   begin(key: string, method: string, path: string, params: FormObject): IdempotencyDecision {
     if (key.length > 255) {
-      throw new FakeStripeError({ status: 400, type: 'invalid_request_error', message: 'Idempotency-Key must be at most 255 characters long.', persist: false });
+      throw new FakeStripeError({
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'Idempotency-Key must be at most 255 characters long.',
+        persist: false,
+      });
     }
     const fingerprint = `${method} ${path} ${canonical(params)}`;
     const entry = this.entries.get(key);

@@ -96,7 +96,8 @@ function checkApiKey(req: IncomingMessage, secretKey: string): void {
     throw new FakeStripeError({
       status: 401,
       type: 'invalid_request_error',
-      message: "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
+      message:
+        "You did not provide an API key. You need to provide your API key in the Authorization header, using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').",
       persist: false,
     });
   }

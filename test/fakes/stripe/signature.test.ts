@@ -22,8 +22,6 @@ describe('webhook signature', () => {
     const header = signatureHeader(payload, secret, t);
     const event = Stripe.webhooks.constructEvent(payload, header, secret, 300, undefined, (t + 10) * 1000);
     expect(event.id).toBe('evt_1');
-    expect(() => Stripe.webhooks.constructEvent(payload, header, 'whsec_other', 300, undefined, (t + 10) * 1000)).toThrow(
-      /No signatures found matching/,
-    );
+    expect(() => Stripe.webhooks.constructEvent(payload, header, 'whsec_other', 300, undefined, (t + 10) * 1000)).toThrow(/No signatures found matching/);
   });
 });

@@ -22,7 +22,7 @@ const checkoutParams = (unitAmount = 450): Stripe.Checkout.SessionCreateParams =
 });
 
 describe('stripe fake', () => {
-  it('refuses a wrong API key with 401 in Stripe\'s error shape', async () => {
+  it("refuses a wrong API key with 401 in Stripe's error shape", async () => {
     const wrong = new Stripe('sk_test_wrong_key_1234', { host: fake.host, port: fake.port, protocol: 'http', maxNetworkRetries: 0 });
     const err = await wrong.paymentIntents.retrieve('pi_x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Stripe.errors.StripeAuthenticationError);
@@ -82,7 +82,7 @@ describe('stripe fake', () => {
     expect(err).toMatchObject({ statusCode: 404, code: 'resource_missing' });
   });
 
-  it('grants tokens through Stripe\'s test helper and declines beyond max_amount', async () => {
+  it("grants tokens through Stripe's test helper and declines beyond max_amount", async () => {
     const token = (await stripe.rawRequest('POST', '/v1/test_helpers/shared_payment/granted_tokens', {
       payment_method: 'pm_card_visa',
       usage_limits: { currency: 'usd', max_amount: 1000 },

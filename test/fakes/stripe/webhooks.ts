@@ -8,11 +8,7 @@ import { nowSec, type FakeContext } from './context.ts';
 import { signatureHeader } from './signature.ts';
 import { newId, type Delivery, type StripeEvent, type WebhookEndpoint } from './state.ts';
 
-export async function deliverEvent(
-  ctx: FakeContext,
-  event: StripeEvent,
-  opts: { timestampSec?: number } = {},
-): Promise<Delivery[]> {
+export async function deliverEvent(ctx: FakeContext, event: StripeEvent, opts: { timestampSec?: number } = {}): Promise<Delivery[]> {
   const targets = ctx.state.webhookEndpoints.filter((e) => endpointWants(e.enabled_events, event.type));
   const payload = JSON.stringify(event, null, 2);
   return Promise.all(targets.map((endpoint) => deliverOne(ctx, endpoint, event.id, payload, opts.timestampSec ?? nowSec(ctx))));

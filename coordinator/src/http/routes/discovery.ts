@@ -17,5 +17,6 @@ export async function discoveryRoutes(app: FastifyInstance, opts: { publicBaseUr
   app.get('/.well-known/mpp.json', { schema: { hide: true } }, async () => mpp);
   const schema = transcriptV2JsonSchema(`${opts.publicBaseUrl}${TRANSCRIPT_V2_SCHEMA_PATH}`);
   app.get(TRANSCRIPT_V2_SCHEMA_PATH, { schema: { hide: true } }, async (_req, reply) =>
-    reply.header('content-type', 'application/schema+json').send(JSON.stringify(schema)));
+    reply.header('content-type', 'application/schema+json').send(JSON.stringify(schema)),
+  );
 }

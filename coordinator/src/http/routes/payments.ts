@@ -18,26 +18,46 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
     });
   });
 
-  app.get('/api/test', {
-    schema: {
-      tags: ['payments'],
-      summary: 'Payment smoke test: charges 0.01 (chain USDC or card USD) and echoes',
-      description: 'Answers 402 with the payment challenges; pay and repeat the call. Card processors refuse charges below USD 0.50, so the card method is offered here only where a processor accepts the amount; the chain rail always is.',
-      querystring: z.object({ echo: z.string().max(LIMITS.echoMaxChars).optional() }),
-      response: { 200: z.object({ paid: z.literal(true), service: z.string(), echo: z.string().optional() }), 400: ErrorResponse, 404: ErrorResponse },
+  app.get(
+    '/api/test',
+    {
+      schema: {
+        tags: ['payments'],
+        summary: 'Payment smoke test: charges 0.01 (chain USDC or card USD) and echoes',
+        description:
+          'Answers 402 with the payment challenges; pay and repeat the call. Card processors refuse charges below USD 0.50, so the card method is offered here only where a processor accepts the amount; the chain rail always is.',
+        querystring: z.object({ echo: z.string().max(LIMITS.echoMaxChars).optional() }),
+        response: { 200: z.object({ paid: z.literal(true), service: z.string(), echo: z.string().optional() }), 400: ErrorResponse, 404: ErrorResponse },
+      },
     },
-  }, async (req, reply) => {
-    const r = await smokeTestCall(ctx, credentialsOf(ctx, req), req.query.echo);
-    applyHeaders(reply, r.receipt);
-    return r.value;
-  });
+    async (req, reply) => {
+      const r = await smokeTestCall(ctx, credentialsOf(ctx, req), req.query.echo);
+      applyHeaders(reply, r.receipt);
+      return r.value;
+    },
+  );
 
   const Landing = z.object({ card_checkout_session_id: z.string(), job_id: z.uuid().nullable(), payment_status: z.string(), next: z.string() });
-  app.get('/api/v1/checkout/complete', {
-    schema: { tags: ['payments'], summary: 'Where hosted checkout returns the payer', querystring: z.object({ session_id: z.string().min(1).max(255) }), response: { 200: Landing, 404: ErrorResponse } },
-  }, async (req) => {
-    const landing = await checkoutLandingCall(ctx, req.query.session_id);
-    return { ...landing, next: `GET /api/v1/jobs/${landing.job_id}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)` };
-  });
-  app.get('/api/v1/checkout/cancelled', { schema: { hide: true } }, async () => ({ cancelled: true, next: 'POST /api/v1/jobs/{id}/checkout returns the same checkout_url to try again' }));
+  app.get(
+    '/api/v1/checkout/complete',
+    {
+      schema: {
+        tags: ['payments'],
+        summary: 'Where hosted checkout returns the payer',
+        querystring: z.object({ session_id: z.string().min(1).max(255) }),
+        response: { 200: Landing, 404: ErrorResponse },
+      },
+    },
+    async (req) => {
+      const landing = await checkoutLandingCall(ctx, req.query.session_id);
+      return {
+        ...landing,
+        next: `GET /api/v1/jobs/${landing.job_id}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)`,
+      };
+    },
+  );
+  app.get('/api/v1/checkout/cancelled', { schema: { hide: true } }, async () => ({
+    cancelled: true,
+    next: 'POST /api/v1/jobs/{id}/checkout returns the same checkout_url to try again',
+  }));
 };

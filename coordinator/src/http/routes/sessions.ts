@@ -5,21 +5,29 @@ import { createSessionCall, currentSessionCall } from '../../service/index.ts';
 import { credentialsOf } from '../auth.ts';
 
 export const sessionRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
-  app.post('/sessions', {
-    schema: {
-      tags: ['sessions'],
-      summary: 'Create an anonymous session (free)',
-      description: 'Returns a session token to send as `Authorization: Bearer <session_token>`. The token is shown once; only its hash is stored.',
-      response: { 201: CreateSessionResponse },
+  app.post(
+    '/sessions',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'Create an anonymous session (free)',
+        description: 'Returns a session token to send as `Authorization: Bearer <session_token>`. The token is shown once; only its hash is stored.',
+        response: { 201: CreateSessionResponse },
+      },
     },
-  }, async (_req, reply) => reply.status(201).send(await createSessionCall(ctx)));
+    async (_req, reply) => reply.status(201).send(await createSessionCall(ctx)),
+  );
 
-  app.get('/sessions/me', {
-    schema: {
-      tags: ['sessions'],
-      summary: 'The session of the bearer token',
-      security: [{ bearer: [] }],
-      response: { 200: Session, 401: ErrorResponse },
+  app.get(
+    '/sessions/me',
+    {
+      schema: {
+        tags: ['sessions'],
+        summary: 'The session of the bearer token',
+        security: [{ bearer: [] }],
+        response: { 200: Session, 401: ErrorResponse },
+      },
     },
-  }, async (req) => currentSessionCall(ctx, credentialsOf(ctx, req)));
+    async (req) => currentSessionCall(ctx, credentialsOf(ctx, req)),
+  );
 };

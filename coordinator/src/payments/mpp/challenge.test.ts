@@ -12,7 +12,14 @@ function b64urlDecode(s: string): string {
 
 describe('createChallenge', () => {
   it('encodes the request as base64url (no padding) of JCS-canonical JSON', () => {
-    const ch = createChallenge({ secret, realm: 'cutroom.test', method: 'evm', intent: 'charge', expires, request: { z: '1', a: { y: 2, b: [3, { d: 1, c: 2 }] }, m: 'é' } });
+    const ch = createChallenge({
+      secret,
+      realm: 'cutroom.test',
+      method: 'evm',
+      intent: 'charge',
+      expires,
+      request: { z: '1', a: { y: 2, b: [3, { d: 1, c: 2 }] }, m: 'é' },
+    });
     expect(ch.request).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(b64urlDecode(ch.request)).toBe('{"a":{"b":[3,{"c":2,"d":1}],"y":2},"m":"é","z":"1"}');
     expect(decodeRequest(ch)).toEqual({ z: '1', a: { y: 2, b: [3, { d: 1, c: 2 }] }, m: 'é' });
@@ -25,13 +32,28 @@ describe('createChallenge', () => {
   });
 
   it('computes id = base64url(HMAC-SHA256(secret, realm|method|intent|request|expires|digest|opaque))', () => {
-    const ch = createChallenge({ secret, realm: 'cutroom.test', method: 'stripe', intent: 'charge', expires, request: { amount: '450', currency: 'usd' }, description: 'not bound' });
+    const ch = createChallenge({
+      secret,
+      realm: 'cutroom.test',
+      method: 'stripe',
+      intent: 'charge',
+      expires,
+      request: { amount: '450', currency: 'usd' },
+      description: 'not bound',
+    });
     const input = ['cutroom.test', 'stripe', 'charge', ch.request, expires, '', ''].join('|');
     const expected = createHmac('sha256', secret).update(input).digest('base64url');
     expect(ch.id).toBe(expected);
     expect(ch.id).not.toContain('=');
     // description is not bound
-    const without = createChallenge({ secret, realm: 'cutroom.test', method: 'stripe', intent: 'charge', expires, request: { amount: '450', currency: 'usd' } });
+    const without = createChallenge({
+      secret,
+      realm: 'cutroom.test',
+      method: 'stripe',
+      intent: 'charge',
+      expires,
+      request: { amount: '450', currency: 'usd' },
+    });
     expect(without.id).toBe(ch.id);
   });
 
@@ -46,7 +68,14 @@ describe('createChallenge', () => {
   });
 
   it('accepts a Date for expires and emits RFC 3339', () => {
-    const ch = createChallenge({ secret, realm: 'r', method: 'evm', intent: 'charge', expires: new Date(Date.UTC(2030, 0, 2, 3, 4, 5)), request: { amount: '1' } });
+    const ch = createChallenge({
+      secret,
+      realm: 'r',
+      method: 'evm',
+      intent: 'charge',
+      expires: new Date(Date.UTC(2030, 0, 2, 3, 4, 5)),
+      request: { amount: '1' },
+    });
     expect(ch.expires).toBe(expires);
   });
 
@@ -63,7 +92,15 @@ describe('createChallenge', () => {
 
 describe('formatWwwAuthenticate', () => {
   it('emits the Payment auth-params and round-trips through mppx', () => {
-    const ch = createChallenge({ secret, realm: 'cutroom.test', method: 'evm', intent: 'charge', expires, request: { amount: '10000' }, description: 'transcribe job 3f' });
+    const ch = createChallenge({
+      secret,
+      realm: 'cutroom.test',
+      method: 'evm',
+      intent: 'charge',
+      expires,
+      request: { amount: '10000' },
+      description: 'transcribe job 3f',
+    });
     const header = formatWwwAuthenticate(ch);
     expect(header).toBe(
       `Payment id="${ch.id}", realm="cutroom.test", method="evm", intent="charge", request="${ch.request}", description="transcribe job 3f", expires="${expires}"`,

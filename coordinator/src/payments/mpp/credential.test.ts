@@ -2,19 +2,18 @@ import { Challenge as MppxChallenge, Credential as MppxCredential } from 'mppx';
 import { describe, expect, it } from 'vitest';
 import { PaymentProblem } from '../types.ts';
 import { createChallenge, type Challenge, toJsonChallenge } from './challenge.ts';
-import {
-  assertRequestBinding,
-  hasPaymentCredential,
-  parseCredentialObject,
-  parsePaymentAuthorization,
-  verifyChallengeEcho,
-} from './credential.ts';
+import { assertRequestBinding, hasPaymentCredential, parseCredentialObject, parsePaymentAuthorization, verifyChallengeEcho } from './credential.ts';
 
 const secret = 'test-secret-test-secret-test-secret!';
 const expires = '2030-01-02T03:04:05.000Z';
 const before = new Date('2030-01-02T03:00:00Z');
 const after = new Date('2030-01-02T03:04:06Z');
-const request = { amount: '10000', currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', recipient: '0x1111111111111111111111111111111111111111', methodDetails: { chainId: 8453 } };
+const request = {
+  amount: '10000',
+  currency: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  recipient: '0x1111111111111111111111111111111111111111',
+  methodDetails: { chainId: 8453 },
+};
 
 function challenge(overrides: Partial<Parameters<typeof createChallenge>[0]> = {}): Challenge {
   return createChallenge({ secret, realm: 'cutroom.test', method: 'evm', intent: 'charge', expires, request, ...overrides });
@@ -22,7 +21,9 @@ function challenge(overrides: Partial<Parameters<typeof createChallenge>[0]> = {
 
 /** Builds a credential header the way mppx's client does. */
 function credentialFor(ch: Challenge, payload: unknown = { type: 'authorization' }, source?: string): string {
-  const wire = MppxChallenge.deserialize(`Payment id="${ch.id}", realm="${ch.realm}", method="${ch.method}", intent="${ch.intent}", request="${ch.request}", expires="${ch.expires}"`);
+  const wire = MppxChallenge.deserialize(
+    `Payment id="${ch.id}", realm="${ch.realm}", method="${ch.method}", intent="${ch.intent}", request="${ch.request}", expires="${ch.expires}"`,
+  );
   return MppxCredential.serialize(MppxCredential.from({ challenge: wire, payload, ...(source && { source }) }));
 }
 
@@ -62,7 +63,9 @@ describe('parsePaymentAuthorization', () => {
 
   it('canonicalizes a re-ordered echoed request so the HMAC still verifies', () => {
     const ch = challenge();
-    const reordered = Buffer.from(JSON.stringify({ recipient: request.recipient, methodDetails: request.methodDetails, currency: request.currency, amount: request.amount })).toString('base64url');
+    const reordered = Buffer.from(
+      JSON.stringify({ recipient: request.recipient, methodDetails: request.methodDetails, currency: request.currency, amount: request.amount }),
+    ).toString('base64url');
     const header = rawCredential({ challenge: { id: ch.id, realm: ch.realm, method: 'evm', intent: 'charge', request: reordered, expires }, payload: {} });
     const parsed = parsePaymentAuthorization(header);
     expect(parsed.challenge.request).toBe(ch.request);

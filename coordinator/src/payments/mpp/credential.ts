@@ -130,11 +130,7 @@ const PINNED_FIELDS = ['amount', 'currency', 'recipient', 'externalId'] as const
 const PINNED_METHOD_DETAILS = ['chainId', 'networkId', 'splits'] as const;
 
 /** Throws `invalid-challenge` when the echoed request does not match the route's expected one. */
-export function assertRequestBinding(
-  expected: Record<string, unknown>,
-  echoed: Record<string, unknown>,
-  challengeId?: string,
-): void {
+export function assertRequestBinding(expected: Record<string, unknown>, echoed: Record<string, unknown>, challengeId?: string): void {
   for (const field of PINNED_FIELDS) {
     if (!sameJson(expected[field], echoed[field])) {
       throw paymentProblem('invalid-challenge', `credential ${field} does not match this route's requirements`, { challengeId });

@@ -61,11 +61,23 @@ describe('buildEvmRequest', () => {
   it('produces exactly mppx evm.charge request output, hence the same challenge id', () => {
     const expires = '2030-01-02T03:04:05.000Z';
     const ours = createChallenge({
-      secret, realm, method: 'evm', intent: 'charge', expires,
-      request: buildEvmRequest({ amount: 1_234_567n, token: BASE_USDC, recipient: recipient.toLowerCase(), chainId: 8453, externalId: 'job-9' }) as unknown as Record<string, unknown>,
+      secret,
+      realm,
+      method: 'evm',
+      intent: 'charge',
+      expires,
+      request: buildEvmRequest({
+        amount: 1_234_567n,
+        token: BASE_USDC,
+        recipient: recipient.toLowerCase(),
+        chainId: 8453,
+        externalId: 'job-9',
+      }) as unknown as Record<string, unknown>,
     });
     const theirs = MppxChallenge.fromMethod(mppxEvm.Methods.charge, {
-      secretKey: secret, realm, expires,
+      secretKey: secret,
+      realm,
+      expires,
       request: { amount: '1.234567', chainId: 8453, currency: BASE_USDC, decimals: 6, recipient, externalId: 'job-9' },
     });
     expect(decodeRequest(ours)).toEqual(theirs.request);
@@ -154,7 +166,14 @@ describe('verifyEip3009Authorization / checkEvmCredential', () => {
   const nowS = BigInt(Math.floor(now.getTime() / 1000));
   const ch = { id: 'challenge-id', realm };
   const request = buildEvmRequest({ amount: 10_000n, token: BASE_USDC, recipient, chainId: 8453 });
-  const base = { from: account.address, to: recipient as `0x${string}`, value: 10_000n, validAfter: 0n, validBefore: nowS + 300n, nonce: evmChallengeNonce(ch) };
+  const base = {
+    from: account.address,
+    to: recipient as `0x${string}`,
+    value: 10_000n,
+    validAfter: 0n,
+    validBefore: nowS + 300n,
+    nonce: evmChallengeNonce(ch),
+  };
 
   it('accepts a correctly signed, bound authorization', async () => {
     const authorization = await sign(base);
@@ -199,7 +218,9 @@ describe('verifyEip3009Authorization / checkEvmCredential', () => {
 
   it('verifyEip3009Authorization without expectedNonce accepts any nonce (x402)', async () => {
     const authorization = await sign({ ...base, nonce: `0x${'42'.repeat(32)}` });
-    await expect(verifyEip3009Authorization({ authorization, chainId: 8453, token: BASE_USDC, domain, recipient, amount: 10_000n, now })).resolves.toEqual({ payer: account.address });
+    await expect(verifyEip3009Authorization({ authorization, chainId: 8453, token: BASE_USDC, domain, recipient, amount: 10_000n, now })).resolves.toEqual({
+      payer: account.address,
+    });
   });
 });
 
@@ -227,7 +248,9 @@ describe('interop: mppx stock client pays our evm challenge', () => {
     expect(authorization.validBefore).toBe(BigInt(Math.floor(Date.parse(ch.expires) / 1000)));
     expect(cred.payload.type).toBe('authorization');
     expect(cred.source).toBe(`did:pkh:eip155:8453:${account.address}`);
-    await expect(checkEvmCredential({ challenge: cred.challenge, request, authorization, source: cred.source, domain, now })).resolves.toMatchObject({ payer: account.address });
+    await expect(checkEvmCredential({ challenge: cred.challenge, request, authorization, source: cred.source, domain, now })).resolves.toMatchObject({
+      payer: account.address,
+    });
   });
 
   it('with the known Base USDC asset config (domain resolved by mppx)', async () => {
@@ -235,12 +258,21 @@ describe('interop: mppx stock client pays our evm challenge', () => {
     const header = await pay({ account, currencies: [mppxEvm.assets.base.USDC], networks: [8453] }, ch);
     const cred = parsePaymentAuthorization(header);
     const request = parseEvmRequest(verifyChallengeEcho(secret, cred.challenge, new Date()));
-    await expect(checkEvmCredential({ challenge: cred.challenge, request, authorization: parseEvmPayload(cred.payload), source: cred.source, domain, now: new Date() })).resolves.toBeDefined();
+    await expect(
+      checkEvmCredential({ challenge: cred.challenge, request, authorization: parseEvmPayload(cred.payload), source: cred.source, domain, now: new Date() }),
+    ).resolves.toBeDefined();
   });
 
   it('picks the evm challenge out of an evm + stripe 402', async () => {
     const ev = evmChallenge();
-    const st = createChallenge({ secret, realm, method: 'stripe', intent: 'charge', expires: ev.expires, request: { amount: '450', currency: 'usd', methodDetails: { networkId: 'net_1', paymentMethodTypes: ['card'] } } });
+    const st = createChallenge({
+      secret,
+      realm,
+      method: 'stripe',
+      intent: 'charge',
+      expires: ev.expires,
+      request: { amount: '450', currency: 'usd', methodDetails: { networkId: 'net_1', paymentMethodTypes: ['card'] } },
+    });
     const cred = parsePaymentAuthorization(await pay({ account, authorization: domain }, st, ev));
     expect(cred.challenge.id).toBe(ev.id);
   });

@@ -130,7 +130,11 @@ export function parseEvmPayload(payload: unknown): Eip3009Authorization {
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw malformed('payload must be an object');
   const p = payload as Record<string, unknown>;
   if (p.type !== 'authorization') {
-    throw malformed(typeof p.type === 'string' ? `unsupported evm credential type "${p.type.slice(0, 32)}"; this server accepts "authorization"` : 'payload.type must be "authorization"');
+    throw malformed(
+      typeof p.type === 'string'
+        ? `unsupported evm credential type "${p.type.slice(0, 32)}"; this server accepts "authorization"`
+        : 'payload.type must be "authorization"',
+    );
   }
   return parseAuthorizationFields(p, p.signature);
 }

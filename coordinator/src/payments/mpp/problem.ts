@@ -47,11 +47,7 @@ export function problemTypeUrl(type: ProblemType): string {
 }
 
 /** A {@link PaymentProblem} with the draft's status for its type. */
-export function paymentProblem(
-  type: ProblemType,
-  detail: string,
-  opts: { challengeId?: string | undefined; cause?: unknown } = {},
-): PaymentProblem {
+export function paymentProblem(type: ProblemType, detail: string, opts: { challengeId?: string | undefined; cause?: unknown } = {}): PaymentProblem {
   return new PaymentProblem(type, detail, {
     status: PROBLEM_STATUS[type],
     ...(opts.challengeId !== undefined && { challengeId: opts.challengeId }),
@@ -63,11 +59,7 @@ export function paymentProblem(
  * The problem+json body. `challengeId` names the challenge the response carries (for a 402
  * that is the fresh challenge's id), per the spec's PaymentRequired402.
  */
-export function problemBody(
-  type: ProblemType,
-  detail: string,
-  opts: { status?: number; challengeId?: string | undefined } = {},
-): ProblemDetails {
+export function problemBody(type: ProblemType, detail: string, opts: { status?: number; challengeId?: string | undefined } = {}): ProblemDetails {
   return {
     type: problemTypeUrl(type),
     title: PROBLEM_TITLES[type],

@@ -19,7 +19,13 @@ describe('Payment-Receipt', () => {
 
   it('is read back by mppx Receipt.deserialize / fromResponse', () => {
     const value = formatReceipt({ method: 'stripe', reference: 'pi_123', timestamp: '2030-01-02T03:04:05Z', externalId: 'job-1' });
-    expect(MppxReceipt.deserialize(value)).toEqual({ status: 'success', method: 'stripe', reference: 'pi_123', timestamp: '2030-01-02T03:04:05Z', externalId: 'job-1' });
+    expect(MppxReceipt.deserialize(value)).toEqual({
+      status: 'success',
+      method: 'stripe',
+      reference: 'pi_123',
+      timestamp: '2030-01-02T03:04:05Z',
+      externalId: 'job-1',
+    });
     const res = new Response(null, { headers: { [RECEIPT_HEADER]: value } });
     expect(MppxReceipt.fromResponse(res).reference).toBe('pi_123');
   });
@@ -27,7 +33,9 @@ describe('Payment-Receipt', () => {
   it('round-trips through parseReceipt and matches mppx serialize', () => {
     const ours = formatReceipt(input);
     expect(parseReceipt(ours)).toEqual(buildReceipt(input));
-    const theirs = MppxReceipt.serialize(MppxReceipt.from({ method: 'evm', reference: input.reference, status: 'success', timestamp: '2030-01-02T03:04:05.678Z' }));
+    const theirs = MppxReceipt.serialize(
+      MppxReceipt.from({ method: 'evm', reference: input.reference, status: 'success', timestamp: '2030-01-02T03:04:05.678Z' }),
+    );
     expect(parseReceipt(theirs)).toEqual(parseReceipt(ours));
   });
 
@@ -37,6 +45,8 @@ describe('Payment-Receipt', () => {
 
   it('parseReceipt refuses garbage', () => {
     expect(() => parseReceipt('not-a-receipt')).toThrow();
-    expect(() => parseReceipt(Buffer.from(JSON.stringify({ status: 'failed', method: 'evm', reference: 'x', timestamp: '2030-01-02T03:04:05Z' })).toString('base64url'))).toThrow();
+    expect(() =>
+      parseReceipt(Buffer.from(JSON.stringify({ status: 'failed', method: 'evm', reference: 'x', timestamp: '2030-01-02T03:04:05Z' })).toString('base64url')),
+    ).toThrow();
   });
 });

@@ -5,14 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { PaymentProblem } from '../types.ts';
 import { type Challenge, createChallenge, decodeRequest, formatWwwAuthenticate } from './challenge.ts';
 import { assertRequestBinding, parsePaymentAuthorization, verifyChallengeEcho } from './credential.ts';
-import {
-  buildStripeRequest,
-  canOfferStripe,
-  checkStripeCredential,
-  parseStripePayload,
-  parseStripeRequest,
-  stripeIdempotencyKey,
-} from './stripe-method.ts';
+import { buildStripeRequest, canOfferStripe, checkStripeCredential, parseStripePayload, parseStripeRequest, stripeIdempotencyKey } from './stripe-method.ts';
 
 const secret = 'test-secret-test-secret-test-secret!';
 const realm = 'cutroom.test';
@@ -29,19 +22,40 @@ function problemOf(fn: () => unknown): PaymentProblem {
 
 function stripeChallenge(externalId?: string): Challenge {
   const request = buildStripeRequest({ amount: 450n, networkId: 'profile_test_123', description: 'clips job 7', ...(externalId && { externalId }) });
-  return createChallenge({ secret, realm, method: 'stripe', intent: 'charge', expires: new Date(Date.now() + 10 * 60_000), request: request as unknown as Record<string, unknown> });
+  return createChallenge({
+    secret,
+    realm,
+    method: 'stripe',
+    intent: 'charge',
+    expires: new Date(Date.now() + 10 * 60_000),
+    request: request as unknown as Record<string, unknown>,
+  });
 }
 
 describe('buildStripeRequest', () => {
   it('produces exactly mppx stripe.charge request output, hence the same challenge id', () => {
     const expires = '2030-01-02T03:04:05.000Z';
     const ours = createChallenge({
-      secret, realm, method: 'stripe', intent: 'charge', expires,
+      secret,
+      realm,
+      method: 'stripe',
+      intent: 'charge',
+      expires,
       request: buildStripeRequest({ amount: 450n, networkId: 'profile_1', externalId: 'job-7', metadata: { job: '7' } }) as unknown as Record<string, unknown>,
     });
     const theirs = MppxChallenge.fromMethod(StripeMethods.charge, {
-      secretKey: secret, realm, expires,
-      request: { amount: '4.50', currency: 'usd', decimals: 2, networkId: 'profile_1', paymentMethodTypes: ['card'], externalId: 'job-7', metadata: { job: '7' } },
+      secretKey: secret,
+      realm,
+      expires,
+      request: {
+        amount: '4.50',
+        currency: 'usd',
+        decimals: 2,
+        networkId: 'profile_1',
+        paymentMethodTypes: ['card'],
+        externalId: 'job-7',
+        metadata: { job: '7' },
+      },
     });
     expect(decodeRequest(ours)).toEqual(theirs.request);
     expect(ours.id).toBe(theirs.id);
@@ -49,7 +63,11 @@ describe('buildStripeRequest', () => {
   });
 
   it('defaults to usd/card and validates input', () => {
-    expect(buildStripeRequest({ amount: 100n, networkId: 'n' })).toEqual({ amount: '100', currency: 'usd', methodDetails: { networkId: 'n', paymentMethodTypes: ['card'] } });
+    expect(buildStripeRequest({ amount: 100n, networkId: 'n' })).toEqual({
+      amount: '100',
+      currency: 'usd',
+      methodDetails: { networkId: 'n', paymentMethodTypes: ['card'] },
+    });
     expect(() => buildStripeRequest({ amount: 0n, networkId: 'n' })).toThrow();
     expect(() => buildStripeRequest({ amount: 1n, networkId: '' })).toThrow();
     expect(() => buildStripeRequest({ amount: 1n, networkId: 'n', metadata: { externalId: 'x' } })).toThrow();
@@ -123,7 +141,9 @@ describe('interop: mppx stock client pays our stripe challenge', () => {
     headers.append('WWW-Authenticate', formatWwwAuthenticate(ch));
     const header = await mppx.createCredential(new Response(null, { status: 402, headers }));
 
-    expect(seen).toEqual([{ amount: '450', currency: 'usd', networkId: 'profile_test_123', expiresAt: Math.floor(Date.parse(ch.expires) / 1000), paymentMethod: 'pm_card_visa' }]);
+    expect(seen).toEqual([
+      { amount: '450', currency: 'usd', networkId: 'profile_test_123', expiresAt: Math.floor(Date.parse(ch.expires) / 1000), paymentMethod: 'pm_card_visa' },
+    ]);
     const cred = parsePaymentAuthorization(header);
     const echoed = verifyChallengeEcho(secret, cred.challenge, new Date());
     assertRequestBinding(decodeRequest(ch), echoed, ch.id);

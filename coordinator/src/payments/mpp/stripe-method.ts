@@ -93,7 +93,8 @@ export function parseStripeRequest(request: Record<string, unknown>, challengeId
   if (!md.paymentMethodTypes.every((t) => typeof t === 'string')) throw bad();
   for (const v of [description, externalId, recipient]) if (v !== undefined && typeof v !== 'string') throw bad();
   const metadata = md.metadata;
-  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || !Object.values(metadata).every((v) => typeof v === 'string'))) throw bad();
+  if (metadata !== undefined && (typeof metadata !== 'object' || metadata === null || !Object.values(metadata).every((v) => typeof v === 'string')))
+    throw bad();
   return {
     amount,
     currency,

@@ -15,7 +15,12 @@ const ctx = { recipient, nowSeconds: now, minValiditySeconds: 6n } as const;
 const expectation = { amount: 200_000n, nonce };
 
 const unsigned = {
-  from: payer.address, to: recipient, value: '200000', validAfter: String(now - 60n), validBefore: String(now + 300n), nonce,
+  from: payer.address,
+  to: recipient,
+  value: '200000',
+  validAfter: String(now - 60n),
+  validBefore: String(now + 300n),
+  nonce,
 } as const;
 
 async function sign(fields: Partial<typeof unsigned> = {}, signer = payer): Promise<Eip3009Authorization> {
@@ -35,7 +40,10 @@ function problemOf(fn: () => unknown): { type: ProblemType; detail: string } {
 }
 
 async function asyncProblemOf(p: Promise<unknown>): Promise<ProblemType> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof PaymentProblem)) throw new Error(`expected a PaymentProblem, got ${String(err)}`);
   return err.type;
 }
@@ -56,8 +64,7 @@ describe('checkAuthorizationTerms', () => {
     expect(p.type).toBe('payment-insufficient');
     expect(p.detail).toContain('0.10 USDC');
     expect(p.detail).toContain('0.20 USDC');
-    expect(problemOf(() => checkAuthorizationTerms({ ...unsigned, value: '300000', signature: '0x' }, expectation, ctx)).type)
-      .toBe('payment-insufficient');
+    expect(problemOf(() => checkAuthorizationTerms({ ...unsigned, value: '300000', signature: '0x' }, expectation, ctx)).type).toBe('payment-insufficient');
   });
 
   it('refuses another recipient or another challenge nonce as verification-failed', () => {
@@ -129,7 +136,12 @@ describe('verifyAuthorizationSignature', () => {
 });
 
 describe('formatUsdc', () => {
-  it.each([[0n, '0.00'], [10_000n, '0.01'], [200_000n, '0.20'], [1_500_000n, '1.50'], [1_234_567n, '1.234567'], [-50n, '-0.00005']])(
-    '%s base units → %s', (units, text) => expect(formatUsdc(units)).toBe(text),
-  );
+  it.each([
+    [0n, '0.00'],
+    [10_000n, '0.01'],
+    [200_000n, '0.20'],
+    [1_500_000n, '1.50'],
+    [1_234_567n, '1.234567'],
+    [-50n, '-0.00005'],
+  ])('%s base units → %s', (units, text) => expect(formatUsdc(units)).toBe(text));
 });

@@ -25,11 +25,7 @@ export interface TermsContext {
 export type AuthorizationMessage = ReturnType<typeof authorizationMessage>;
 
 /** Checks shape, recipient, nonce, amount and validity window; returns the numeric message. */
-export function checkAuthorizationTerms(
-  auth: Eip3009Authorization,
-  expect: AuthorizationExpectation,
-  ctx: TermsContext,
-): AuthorizationMessage {
+export function checkAuthorizationTerms(auth: Eip3009Authorization, expect: AuthorizationExpectation, ctx: TermsContext): AuthorizationMessage {
   const message = parseMessage(auth);
   if (!isAddressEqual(message.to, ctx.recipient)) {
     throw new PaymentProblem('verification-failed', 'The authorization pays a different recipient than the one in the challenge.');

@@ -55,7 +55,10 @@ function fromInvalidRequest(err: Stripe.errors.StripeInvalidRequestError, op: Ca
     return new AppError('conflict', `The card payment cannot ${op} in its current state: ${err.message}`, { cause: err });
   }
   // Anything else means we sent a request the processor does not accept: a bug on our side.
-  return new Error(`The card processor refused the ${op} request (${code || err.rawType || 'invalid_request_error'}${err.param ? `, param ${err.param}` : ''}).`, { cause: err });
+  return new Error(
+    `The card processor refused the ${op} request (${code || err.rawType || 'invalid_request_error'}${err.param ? `, param ${err.param}` : ''}).`,
+    { cause: err },
+  );
 }
 
 function unavailable(err: Stripe.errors.StripeError, op: CardOperation): Error {

@@ -45,7 +45,13 @@ export interface CheckoutView {
 
 export interface CardRail extends SptPayments {
   /** A hosted Checkout Session for one job. `amountCents` is the unit price: the total is amountCents × quantity (default 1). */
-  createCheckout(input: { jobId: string; amountCents: number; quantity?: number; description: string; idempotencyKey: string }): Promise<{ id: string; url: string }>;
+  createCheckout(input: {
+    jobId: string;
+    amountCents: number;
+    quantity?: number;
+    description: string;
+    idempotencyKey: string;
+  }): Promise<{ id: string; url: string }>;
   getCheckout(id: string): Promise<CheckoutView>;
   /** Verifies the Stripe-Signature over the RAW body and returns the event; PaymentProblem('verification-failed') on a bad or forged signature or a stale timestamp. */
   verifyWebhook(rawBody: Buffer | string, signature: string | undefined): Stripe.Event;

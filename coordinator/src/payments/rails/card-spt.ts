@@ -49,9 +49,7 @@ export function createSptPayments(stripe: Stripe, opts: { sptApiVersion: string 
       shared_payment_granted_token: input.spt,
     };
     const op = captureMethod === 'manual' ? 'hold' : 'charge';
-    const pi = await callProcessor(op, () =>
-      stripe.paymentIntents.create(params, { idempotencyKey: input.idempotencyKey, apiVersion: opts.sptApiVersion }),
-    );
+    const pi = await callProcessor(op, () => stripe.paymentIntents.create(params, { idempotencyKey: input.idempotencyKey, apiVersion: opts.sptApiVersion }));
     if (pi.status === 'requires_action') {
       throw new PaymentProblem('verification-failed', 'The card asks for customer authentication, which a machine payment cannot complete.');
     }
@@ -73,9 +71,7 @@ export function createSptPayments(stripe: Stripe, opts: { sptApiVersion: string 
 
   async function release(paymentIntentId: string, idempotencyKey: string): Promise<void> {
     try {
-      await callProcessor('release', () =>
-        stripe.paymentIntents.cancel(paymentIntentId, { cancellation_reason: 'abandoned' }, { idempotencyKey }),
-      );
+      await callProcessor('release', () => stripe.paymentIntents.cancel(paymentIntentId, { cancellation_reason: 'abandoned' }, { idempotencyKey }));
     } catch (err) {
       if (!isConflict(err)) throw err;
       const pi = await retrieve(paymentIntentId, 'release');
@@ -103,9 +99,7 @@ export function createSptPayments(stripe: Stripe, opts: { sptApiVersion: string 
         return { amountReceived: 0 };
       }
       try {
-        const pi = await callProcessor('capture', () =>
-          stripe.paymentIntents.capture(paymentIntentId, { amount_to_capture: amountCents }, { idempotencyKey }),
-        );
+        const pi = await callProcessor('capture', () => stripe.paymentIntents.capture(paymentIntentId, { amount_to_capture: amountCents }, { idempotencyKey }));
         return { amountReceived: pi.amount_received };
       } catch (err) {
         if (!isConflict(err)) throw err;

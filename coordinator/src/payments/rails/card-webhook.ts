@@ -12,12 +12,7 @@ export interface WebhookCheck {
   clock: Clock;
 }
 
-export function verifyStripeWebhook(
-  webhooks: Stripe['webhooks'],
-  rawBody: Buffer | string,
-  signature: string | undefined,
-  check: WebhookCheck,
-): Stripe.Event {
+export function verifyStripeWebhook(webhooks: Stripe['webhooks'], rawBody: Buffer | string, signature: string | undefined, check: WebhookCheck): Stripe.Event {
   if (!signature) throw new PaymentProblem('verification-failed', 'The webhook has no Stripe-Signature header.');
   try {
     // tolerance 0 would disable the age check in the stripe client: never pass it through.

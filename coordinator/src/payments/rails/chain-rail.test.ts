@@ -5,8 +5,13 @@ import { createChainRail, type ChainRailConfig } from './chain-rail.ts';
 // Anvil dev account 1 (a public test key) and its address.
 const key = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 const cfg: ChainRailConfig = {
-  rpcUrl: 'http://127.0.0.1:1', chainId: 84532, tokenAddress: '0x036cbd53842c5426634e7929541ec2318f3dcf7e',
-  tokenName: 'USDC', tokenVersion: '2', recipient: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8', relayerPrivateKey: key,
+  rpcUrl: 'http://127.0.0.1:1',
+  chainId: 84532,
+  tokenAddress: '0x036cbd53842c5426634e7929541ec2318f3dcf7e',
+  tokenName: 'USDC',
+  tokenVersion: '2',
+  recipient: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+  relayerPrivateKey: key,
 };
 
 describe('createChainRail', () => {

@@ -3,8 +3,18 @@
 // Replay safety lives in the token: the nonce is bound to the challenge and the contract marks it
 // used, so two replicas racing one credential settle it at most once.
 import {
-  createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, isAddressEqual,
-  nonceManager, parseEventLogs, parseSignature, type Hex, type TransactionReceipt,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  isAddress,
+  isAddressEqual,
+  nonceManager,
+  parseEventLogs,
+  parseSignature,
+  type Hex,
+  type TransactionReceipt,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
@@ -100,7 +110,8 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
 
     // Pre-check so a replay costs a read, not a reverted transaction's gas.
     const isUsed = await callRpc('read authorizationState', () =>
-      reader.readContract({ address: asset, abi: USDC_ABI, functionName: 'authorizationState', args: [msg.from, msg.nonce] }));
+      reader.readContract({ address: asset, abi: USDC_ABI, functionName: 'authorizationState', args: [msg.from, msg.nonce] }),
+    );
     if (isUsed) throw new PaymentProblem('verification-failed', 'This payment authorization has already been used or cancelled.');
 
     const { r, s, yParity } = parseSignature(auth.signature);
@@ -130,9 +141,10 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
    * point at any contract that accepts the call), so require the token's own Transfer log. */
   function assertTransferLogged(receipt: TransactionReceipt, want: { from: Hex; to: Hex; value: bigint }): void {
     const transfers = parseEventLogs({ abi: USDC_ABI, eventName: 'Transfer', logs: receipt.logs });
-    const isFound = transfers.some((log) =>
-      isAddressEqual(log.address, asset) && isAddressEqual(log.args.from, want.from) &&
-      isAddressEqual(log.args.to, want.to) && log.args.value === want.value);
+    const isFound = transfers.some(
+      (log) =>
+        isAddressEqual(log.address, asset) && isAddressEqual(log.args.from, want.from) && isAddressEqual(log.args.to, want.to) && log.args.value === want.value,
+    );
     if (!isFound) {
       throw new Error(`chain rail: transaction ${receipt.transactionHash} succeeded without the expected Transfer log; check tokenAddress`);
     }
@@ -141,10 +153,12 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
   async function refund(to: Hex, amount: bigint) {
     if (!isAddress(to) || amount <= 0n) throw new Error('chain rail: refund needs a valid address and a positive amount');
     const call = { address: asset, abi: USDC_ABI, functionName: 'transfer', args: [to, amount] } as const;
-    const txHash = await callRpc('send refund', () => sendSerially(
-      () => reader.estimateContractGas({ ...call, account: relayer }),
-      (gas) => writer.writeContract({ ...call, gas }),
-    ));
+    const txHash = await callRpc('send refund', () =>
+      sendSerially(
+        () => reader.estimateContractGas({ ...call, account: relayer }),
+        (gas) => writer.writeContract({ ...call, gas }),
+      ),
+    );
     const receipt = await awaitReceipt(txHash, 'refund');
     if (receipt.status !== 'success') throw new Error(`chain rail: refund transaction ${txHash} reverted`);
     return { txHash };

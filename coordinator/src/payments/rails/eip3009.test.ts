@@ -30,7 +30,12 @@ describe('transferAuthorizationTypedData', () => {
     expect(td.primaryType).toBe('TransferWithAuthorization');
     expect(td.domain).toEqual(domain);
     expect(td.types.TransferWithAuthorization.map((f) => `${f.type} ${f.name}`)).toEqual([
-      'address from', 'address to', 'uint256 value', 'uint256 validAfter', 'uint256 validBefore', 'bytes32 nonce',
+      'address from',
+      'address to',
+      'uint256 value',
+      'uint256 validAfter',
+      'uint256 validBefore',
+      'bytes32 nonce',
     ]);
     expect(td.message).toMatchObject({ value: 200_000n, validAfter: 0n, validBefore: 1_767_225_600n });
   });

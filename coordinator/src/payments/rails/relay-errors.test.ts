@@ -8,7 +8,12 @@ const RPC_URL = 'https://base-mainnet.example/v2/SECRET_API_KEY';
 
 function reverted(message: string) {
   const cause = new ContractFunctionRevertedError({ abi, functionName: 'transferWithAuthorization', message });
-  return new ContractFunctionExecutionError(cause, { abi, functionName: 'transferWithAuthorization', args: [], contractAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3' });
+  return new ContractFunctionExecutionError(cause, {
+    abi,
+    functionName: 'transferWithAuthorization',
+    args: [],
+    contractAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+  });
 }
 
 describe('classifyRelayError', () => {

@@ -7,8 +7,14 @@ const tails = new Map<string, Promise<unknown>>();
 /** Runs `fn` after every earlier call with the same key has settled, whatever their outcome. */
 export function runSerially<T>(key: string, fn: () => Promise<T>): Promise<T> {
   const previous = tails.get(key) ?? Promise.resolve();
-  const run = previous.then(() => fn(), () => fn());
-  const tail = run.then(() => undefined, () => undefined);
+  const run = previous.then(
+    () => fn(),
+    () => fn(),
+  );
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
   tails.set(key, tail);
   // Forget finished queues so the map does not grow with every relayer ever used.
   void tail.then(() => {

@@ -67,7 +67,17 @@ describe('buildPaymentRequired', () => {
     expect(decoded).toEqual({
       x402Version: 2,
       resource: { url: resourceUrl, description: 'transcribe job 3f' },
-      accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', asset: BASE_USDC, payTo, maxTimeoutSeconds: 600, extra: { name: 'USD Coin', version: '2' } }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'eip155:8453',
+          amount: '10000',
+          asset: BASE_USDC,
+          payTo,
+          maxTimeoutSeconds: 600,
+          extra: { name: 'USD Coin', version: '2' },
+        },
+      ],
     });
     expect(PaymentRequiredV2Schema.safeParse(decoded).success).toBe(true);
     expect(mppxX402.Header.decodePaymentRequired(header).accepts[0]!.payTo).toBe(payTo);
@@ -113,7 +123,13 @@ describe('interop: @x402 stock client', () => {
     ]) {
       expect((await problemOf(() => checkX402Payment({ payment: parsed, expected, now: new Date() }))).type).toBe('verification-failed');
     }
-    expect((await problemOf(() => checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(input), resourceUrl: 'https://cutroom.test/other', now: new Date() }))).type).toBe('verification-failed');
+    expect(
+      (
+        await problemOf(() =>
+          checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(input), resourceUrl: 'https://cutroom.test/other', now: new Date() }),
+        )
+      ).type,
+    ).toBe('verification-failed');
   });
 
   it('refuses an authorization that does not match a forged accepted block', async () => {
@@ -141,13 +157,20 @@ describe('interop: mppx stock client on an x402-only 402', () => {
     const attached = prepared.setCredential({ headers: new Headers() }, header) as { headers: Headers };
     expect(attached.headers.get('PAYMENT-SIGNATURE')).toBe(header);
     const parsed = parsePaymentSignature(header);
-    await expect(checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(input), resourceUrl, now: new Date() })).resolves.toMatchObject({ payer: account.address });
+    await expect(checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(input), resourceUrl, now: new Date() })).resolves.toMatchObject({
+      payer: account.address,
+    });
   });
 });
 
 describe('parsePaymentSignature: malformed input', () => {
   const goodAuth = { from: account.address, to: payTo, value: '10000', validAfter: '0', validBefore: '1893553445', nonce: `0x${'12'.repeat(32)}` };
-  const good = { x402Version: 2, resource: { url: resourceUrl }, accepted: buildPaymentRequirements(input), payload: { authorization: goodAuth, signature: `0x${'11'.repeat(65)}` } };
+  const good = {
+    x402Version: 2,
+    resource: { url: resourceUrl },
+    accepted: buildPaymentRequirements(input),
+    payload: { authorization: goodAuth, signature: `0x${'11'.repeat(65)}` },
+  };
 
   it('accepts the well-formed reference payload', () => {
     expect(parsePaymentSignature(b64(good)).authorization.value).toBe(10_000n);

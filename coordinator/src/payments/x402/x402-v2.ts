@@ -76,7 +76,8 @@ export function chainIdOfNetwork(network: string): number {
 export function buildPaymentRequirements(input: BuildPaymentRequiredInput): PaymentRequirements {
   const amount = typeof input.amount === 'bigint' ? input.amount.toString() : input.amount;
   if (!/^\d+$/.test(amount) || BigInt(amount) <= 0n) throw new Error('buildPaymentRequirements: amount must be a positive integer');
-  if (!Number.isFinite(input.maxTimeoutSeconds) || input.maxTimeoutSeconds <= 0) throw new Error('buildPaymentRequirements: maxTimeoutSeconds must be positive');
+  if (!Number.isFinite(input.maxTimeoutSeconds) || input.maxTimeoutSeconds <= 0)
+    throw new Error('buildPaymentRequirements: maxTimeoutSeconds must be positive');
   chainIdOfNetwork(input.network);
   return {
     scheme: 'exact',
@@ -179,7 +180,7 @@ export interface CheckX402PaymentInput {
 export async function checkX402Payment(input: CheckX402PaymentInput): Promise<{ payer: Address; source: string }> {
   const { payment, expected } = input;
   if (encodeRequest(payment.accepted as unknown as Record<string, unknown>) !== encodeRequest(expected as unknown as Record<string, unknown>)) {
-    throw paymentProblem('verification-failed', 'x402 payment does not match this route\'s requirements');
+    throw paymentProblem('verification-failed', "x402 payment does not match this route's requirements");
   }
   if (input.resourceUrl !== undefined && payment.resource !== undefined && payment.resource.url !== input.resourceUrl) {
     throw paymentProblem('verification-failed', 'x402 payment resource does not match this route');

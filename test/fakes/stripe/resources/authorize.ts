@@ -61,7 +61,7 @@ function tokenRefusal(ctx: FakeContext, token: SharedPaymentToken, pi: PaymentIn
 /** Confirms `pi` (status must allow it; the caller checked): approve → charge, or decline → 402. */
 export function authorize(ctx: FakeContext, pi: PaymentIntent, funding: Funding): void {
   const paymentMethod = funding.kind === 'spt' ? funding.token.paymentMethod : funding.id;
-  const decline = funding.kind === 'spt' ? tokenRefusal(ctx, funding.token, pi) : TEST_PAYMENT_METHODS[funding.id] ?? null;
+  const decline = funding.kind === 'spt' ? tokenRefusal(ctx, funding.token, pi) : (TEST_PAYMENT_METHODS[funding.id] ?? null);
   const isAutomatic = pi.capture_method !== 'manual';
   const charge: Charge = {
     id: newId('ch'),

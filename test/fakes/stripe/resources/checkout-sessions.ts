@@ -15,9 +15,23 @@ const DAY_SEC = 24 * 3600;
 export function createCheckoutSession(ctx: FakeContext): CheckoutSession {
   const p = ctx.req.body;
   rejectUnknown(p, [
-    'mode', 'line_items', 'metadata', 'success_url', 'cancel_url', 'client_reference_id', 'customer_email',
-    'expires_at', 'payment_intent_data', 'payment_method_types', 'locale', 'submit_type', 'ui_mode', 'expand',
-    'allow_promotion_codes', 'automatic_tax', 'billing_address_collection',
+    'mode',
+    'line_items',
+    'metadata',
+    'success_url',
+    'cancel_url',
+    'client_reference_id',
+    'customer_email',
+    'expires_at',
+    'payment_intent_data',
+    'payment_method_types',
+    'locale',
+    'submit_type',
+    'ui_mode',
+    'expand',
+    'allow_promotion_codes',
+    'automatic_tax',
+    'billing_address_collection',
   ]);
   const mode = requireString(p, 'mode');
   if (mode !== 'payment') throw invalidParam(`The fake supports mode=payment only (got ${mode}).`, 'parameter_invalid_string', 'mode');
@@ -130,7 +144,11 @@ export async function expireCheckoutSession(ctx: FakeContext): Promise<CheckoutS
  */
 export function completeCheckoutSession(ctx: FakeContext, session: CheckoutSession, paymentMethod: string): { intent: PaymentIntent; event: StripeEvent } {
   if (session.status !== 'open') {
-    throw new FakeStripeError({ status: 400, type: 'invalid_request_error', message: `This Checkout Session is ${session.status}; only open sessions can be paid.` });
+    throw new FakeStripeError({
+      status: 400,
+      type: 'invalid_request_error',
+      message: `This Checkout Session is ${session.status}; only open sessions can be paid.`,
+    });
   }
   const data = ctx.state.checkoutIntentData.get(session.id);
   const id = newId('pi');

@@ -12,10 +12,26 @@ import { authorize, releaseTokenShare, resolveFunding, type Funding } from './au
 
 // Accepted so real client code is not refused; the fake ignores what it does not model.
 const IGNORED_CREATE_PARAMS = [
-  'automatic_payment_methods', 'payment_method_types', 'customer', 'receipt_email', 'statement_descriptor',
-  'statement_descriptor_suffix', 'return_url', 'off_session', 'error_on_requires_action', 'use_stripe_sdk',
-  'setup_future_usage', 'hooks', 'application_fee_amount', 'on_behalf_of', 'transfer_data', 'transfer_group',
-  'confirmation_method', 'mandate_data', 'payment_method_options', 'shipping',
+  'automatic_payment_methods',
+  'payment_method_types',
+  'customer',
+  'receipt_email',
+  'statement_descriptor',
+  'statement_descriptor_suffix',
+  'return_url',
+  'off_session',
+  'error_on_requires_action',
+  'use_stripe_sdk',
+  'setup_future_usage',
+  'hooks',
+  'application_fee_amount',
+  'on_behalf_of',
+  'transfer_data',
+  'transfer_group',
+  'confirmation_method',
+  'mandate_data',
+  'payment_method_options',
+  'shipping',
 ];
 const SOURCE_PARAMS = ['payment_method', 'shared_payment_granted_token', 'payment_method_data'];
 
@@ -129,7 +145,15 @@ export function confirmPaymentIntent(ctx: FakeContext) {
 
 export function capturePaymentIntent(ctx: FakeContext) {
   const p = ctx.req.body;
-  rejectUnknown(p, ['amount_to_capture', 'metadata', 'expand', 'final_capture', 'application_fee_amount', 'statement_descriptor', 'statement_descriptor_suffix']);
+  rejectUnknown(p, [
+    'amount_to_capture',
+    'metadata',
+    'expand',
+    'final_capture',
+    'application_fee_amount',
+    'statement_descriptor',
+    'statement_descriptor_suffix',
+  ]);
   const pi = getIntent(ctx);
   if (pi.status !== 'requires_capture') throw unexpectedState('capture', pi, ['requires_capture']);
   const amount = readInt(p, 'amount_to_capture', { min: 1 }) ?? pi.amount_capturable;

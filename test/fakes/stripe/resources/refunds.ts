@@ -9,18 +9,25 @@ import { newId, type Charge, type Refund } from '../state.ts';
 
 export function createRefund(ctx: FakeContext): Refund {
   const p = ctx.req.body;
-  rejectUnknown(p, ['payment_intent', 'charge', 'amount', 'reason', 'metadata', 'expand', 'instructions_email', 'refund_application_fee', 'reverse_transfer', 'origin']);
+  rejectUnknown(p, [
+    'payment_intent',
+    'charge',
+    'amount',
+    'reason',
+    'metadata',
+    'expand',
+    'instructions_email',
+    'refund_application_fee',
+    'reverse_transfer',
+    'origin',
+  ]);
   const charge = findCharge(ctx, readString(p, 'payment_intent'), readString(p, 'charge'));
   const amount = readInt(p, 'amount', { min: 1 });
   const reason = readEnum(p, 'reason', ['duplicate', 'fraudulent', 'requested_by_customer'] as const);
   const remaining = charge.amount_captured - charge.amount_refunded;
   if (remaining <= 0) throw invalidState(`Charge ${charge.id} has already been refunded.`, 'charge_already_refunded');
   if (amount !== undefined && amount > remaining) {
-    throw invalidState(
-      `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`,
-      'amount_too_large',
-      'amount',
-    );
+    throw invalidState(`Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`, 'amount_too_large', 'amount');
   }
   const refund: Refund = {
     id: newId('re'),

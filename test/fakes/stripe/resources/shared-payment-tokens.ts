@@ -41,10 +41,13 @@ export function createToken(ctx: Pick<FakeContext, 'state' | 'settings'>, input:
 export function renderToken(ctx: Pick<FakeContext, 'settings'>, t: SharedPaymentToken) {
   const now = nowSec(ctx);
   const [reason, at] =
-    t.revokedAt !== null ? ['revoked', t.revokedAt]
-    : t.expiresAt !== null && t.expiresAt <= now ? ['expired', t.expiresAt]
-    : t.maxAmount !== null && t.amountUsed >= t.maxAmount ? ['consumed', null]
-    : [null, null];
+    t.revokedAt !== null
+      ? ['revoked', t.revokedAt]
+      : t.expiresAt !== null && t.expiresAt <= now
+        ? ['expired', t.expiresAt]
+        : t.maxAmount !== null && t.amountUsed >= t.maxAmount
+          ? ['consumed', null]
+          : [null, null];
   return {
     id: t.id,
     object: 'shared_payment.granted_token',
@@ -70,12 +73,15 @@ export function createTokenFromForm(ctx: FakeContext) {
   const limits = readObject(p, 'usage_limits');
   if (!limits) throw invalidParam('Missing required param: usage_limits.', 'parameter_missing', 'usage_limits');
   rejectUnknown(limits, ['currency', 'max_amount', 'expires_at'], 'usage_limits');
-  return renderToken(ctx, createToken(ctx, {
-    paymentMethod: requireString(p, 'payment_method'),
-    currency: requireString(limits, 'currency', 'usage_limits[currency]'),
-    maxAmount: requireInt(limits, 'max_amount', { min: 1, name: 'usage_limits[max_amount]' }),
-    expiresAt: readInt(limits, 'expires_at', { name: 'usage_limits[expires_at]' }) ?? null,
-  }));
+  return renderToken(
+    ctx,
+    createToken(ctx, {
+      paymentMethod: requireString(p, 'payment_method'),
+      currency: requireString(limits, 'currency', 'usage_limits[currency]'),
+      maxAmount: requireInt(limits, 'max_amount', { min: 1, name: 'usage_limits[max_amount]' }),
+      expiresAt: readInt(limits, 'expires_at', { name: 'usage_limits[expires_at]' }) ?? null,
+    }),
+  );
 }
 
 /** POST /__fake/shared_payment_tokens with JSON `{amount_limit?, currency?, expires_at?, payment_method?}`. */
@@ -85,12 +91,15 @@ export function createTokenFromJson(ctx: FakeContext) {
   if (limit !== undefined && limit !== null && !(Number.isSafeInteger(limit) && (limit as number) > 0)) {
     throw invalidParam('amount_limit must be a positive integer (smallest currency unit) or null.', 'parameter_invalid_integer', 'amount_limit');
   }
-  return renderToken(ctx, createToken(ctx, {
-    maxAmount: (limit as number | null | undefined) ?? null,
-    ...(typeof j['currency'] === 'string' && { currency: j['currency'] }),
-    ...(typeof j['expires_at'] === 'number' && { expiresAt: j['expires_at'] }),
-    ...(typeof j['payment_method'] === 'string' && { paymentMethod: j['payment_method'] }),
-  }));
+  return renderToken(
+    ctx,
+    createToken(ctx, {
+      maxAmount: (limit as number | null | undefined) ?? null,
+      ...(typeof j['currency'] === 'string' && { currency: j['currency'] }),
+      ...(typeof j['expires_at'] === 'number' && { expiresAt: j['expires_at'] }),
+      ...(typeof j['payment_method'] === 'string' && { paymentMethod: j['payment_method'] }),
+    }),
+  );
 }
 
 export function retrieveToken(ctx: FakeContext) {
