@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.ts';
-import type { Credentials } from '../service/index.ts';
+import type { Credentials, Served } from '../service/index.ts';
 
 /** The bearer token of a request, or null. Other schemes (Payment) are not session tokens. */
 export function bearerToken(req: FastifyRequest): string | null {
@@ -23,4 +23,10 @@ export function credentialsOf(ctx: Ctx, req: FastifyRequest): Credentials {
 
 export function applyHeaders(reply: FastifyReply, headers: Record<string, string>): void {
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
+}
+
+/** A served result as REST answers it: the payment receipt as headers, the value as the body. */
+export function sendServed<T>(reply: FastifyReply, served: Served<T>): T {
+  applyHeaders(reply, served.receipt);
+  return served.value;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CheckoutResponse, CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
 import { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from '../../service/index.ts';
-import { applyHeaders, credentialsOf } from '../auth.ts';
+import { credentialsOf, sendServed } from '../auth.ts';
 
 export const JobIdParams = z.object({ id: z.uuid() });
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
@@ -27,9 +27,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
       },
     },
     async (req, reply) => {
-      const created = await createJobCall(ctx, credentialsOf(ctx, req), req.body);
-      applyHeaders(reply, created.receipt);
-      return reply.status(201).send(created.value);
+      return reply.status(201).send(sendServed(reply, await createJobCall(ctx, credentialsOf(ctx, req), req.body)));
     },
   );
 
@@ -53,9 +51,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
       },
     },
     async (req, reply) => {
-      const r = await uploadUrlCall(ctx, credentialsOf(ctx, req), req.params.id);
-      applyHeaders(reply, r.receipt);
-      return r.value;
+      return sendServed(reply, await uploadUrlCall(ctx, credentialsOf(ctx, req), req.params.id));
     },
   );
 
@@ -71,9 +67,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
       },
     },
     async (req, reply) => {
-      const r = await completeUploadCall(ctx, credentialsOf(ctx, req), req.params.id);
-      applyHeaders(reply, r.receipt);
-      return r.value;
+      return sendServed(reply, await completeUploadCall(ctx, credentialsOf(ctx, req), req.params.id));
     },
   );
 

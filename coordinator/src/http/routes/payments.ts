@@ -4,7 +4,7 @@ import { ErrorResponse } from '@cutroom/shared/api';
 import { LIMITS } from '@cutroom/shared/limits';
 import type { Ctx } from '../../context.ts';
 import { cardWebhookCall, checkoutLandingCall, smokeTestCall } from '../../service/index.ts';
-import { applyHeaders, credentialsOf } from '../auth.ts';
+import { credentialsOf, sendServed } from '../auth.ts';
 
 /** Payment surfaces that are not job calls: the card webhook, the smoke test, checkout landings. */
 export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
@@ -31,9 +31,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       },
     },
     async (req, reply) => {
-      const r = await smokeTestCall(ctx, credentialsOf(ctx, req), req.query.echo);
-      applyHeaders(reply, r.receipt);
-      return r.value;
+      return sendServed(reply, await smokeTestCall(ctx, credentialsOf(ctx, req), req.query.echo));
     },
   );
 
