@@ -96,6 +96,8 @@ export const idempotencyKeys = pgTable(
     body: jsonb('body'),
     headers: jsonb('headers').$type<Record<string, string>>(),
     createdAt: ts('created_at').notNull(),
+    /** When the stored answer is forgotten (the sweeper deletes the row); a replay after that runs again. */
+    expiresAt: ts('expires_at'),
   },
-  (t) => [uniqueIndex('idempotency_scope_key_uq').on(t.scope, t.key)],
+  (t) => [uniqueIndex('idempotency_scope_key_uq').on(t.scope, t.key), index('idempotency_expires_idx').on(t.expiresAt)],
 );
