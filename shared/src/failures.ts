@@ -62,9 +62,25 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorClass>> = {
 };
 
 /** The failure codes an agent may send in `fail` (proto FailRequest). */
-const AGENT_FAILURES = ['media_invalid', 'media_no_audio', 'media_too_long', 'source_unavailable', 'output_upload_failed', 'tool_failed', 'internal'] as const;
+const AGENT_FAILURES = [
+  'media_invalid',
+  'media_no_audio',
+  'media_too_long',
+  'source_unavailable',
+  'output_upload_failed',
+  'tool_failed',
+  'internal',
+  // a stage ran past its wall-clock limit (derived from the media duration); the child was killed
+  'stage_timeout',
+] as const;
 /** The ones only the coordinator decides. */
-const COORDINATOR_FAILURES = ['media_kind_mismatch', 'lease_expired', 'attempts_exhausted'] as const;
+const COORDINATOR_FAILURES = [
+  'media_kind_mismatch',
+  'lease_expired',
+  'attempts_exhausted',
+  // what an attempt reported or uploaded did not pass validation at completion
+  'output_invalid',
+] as const;
 
 export const FailureCode = z.enum([...AGENT_FAILURES, ...COORDINATOR_FAILURES]);
 export type FailureCode = z.infer<typeof FailureCode>;
@@ -93,6 +109,8 @@ export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
   output_upload_failed: { reporter: 'agent', ...ourFault },
   tool_failed: { reporter: 'agent', ...ourFault },
   internal: { reporter: 'agent', ...ourFault },
+  stage_timeout: { reporter: 'agent', ...ourFault },
+  output_invalid: { reporter: 'coordinator', ...ourFault },
   media_kind_mismatch: { reporter: 'coordinator', ...userFault },
   lease_expired: { reporter: 'coordinator', ...ourFault },
   attempts_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },
