@@ -40,7 +40,7 @@ const secrets = { agentToken: 'bench-agent-token-0123456789', urlSigningSecret: 
 const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
 const agent = startAgentChild({
   id: 'bench-agent',
-  coordinatorUrl: coordinator.url,
+  coordinatorUrl: coordinator.agentUrl,
   natsUrl: nats.url,
   agentToken: secrets.agentToken,
   env: { LOG_LEVEL: 'warn' },

@@ -64,9 +64,11 @@ describe('agent killed mid-job', () => {
       credentials: { accessKeyId: stack.s3!.accessKeyId, secretAccessKey: stack.s3!.secretAccessKey },
     });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: stack.s3!.bucket, Prefix: `jobs/${id}/` }));
+    // The upload was committed to `source`; outputs live in the completing attempt's own folder
+    // (the killed agent died before uploading anything).
     expect((listed.Contents ?? []).map((o) => o.Key).sort()).toEqual([
-      `jobs/${id}/outputs/transcript_srt`,
-      `jobs/${id}/outputs/transcript_words`,
+      `jobs/${id}/outputs/${attempts[1]!.id}/transcript_srt`,
+      `jobs/${id}/outputs/${attempts[1]!.id}/transcript_words`,
       `jobs/${id}/source`,
     ]);
 

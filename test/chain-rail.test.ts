@@ -5,7 +5,14 @@ import { createTestClient, createWalletClient, http, parseGwei, parseSignature }
 import { foundry } from 'viem/chains';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { challengeNonce, createChainRail, type ChainRail, type Eip3009Authorization } from '../coordinator/src/payments/rails/chain-rail.ts';
+import {
+  challengeNonce,
+  createChainRail,
+  type ChainRail,
+  type Eip3009Authorization,
+  type SettlementLookup,
+  type SignedTx,
+} from '../coordinator/src/payments/rails/chain-rail.ts';
 import { transferAuthorizationTypedData } from '../coordinator/src/payments/rails/eip3009.ts';
 import { PaymentProblem, type ProblemType } from '../coordinator/src/payments/types.ts';
 import { deployTestUsdc, loadTestUsdcArtifact, mintUsdc, startAnvil, TEST_USDC_DOMAIN, waitFor, type AnvilFixture } from './fixtures/index.ts';
@@ -63,6 +70,20 @@ async function authorize(fields: Partial<Omit<Eip3009Authorization, 'signature'>
   const domain = { ...TEST_USDC_DOMAIN, chainId: anvil.chainId, verifyingContract: token };
   const signature = await privateKeyToAccount(signerKey).signTypedData(transferAuthorizationTypedData(domain, message));
   return { auth: { ...message, signature }, expect: { amount: PRICE, nonce } };
+}
+
+/** What reconciling an authorization needs (what the gate stores as its recovery data). */
+function lookup(auth: Eip3009Authorization, tx: SignedTx | null): SettlementLookup {
+  return { from: auth.from, nonce: auth.nonce, value: BigInt(auth.value), validBefore: BigInt(auth.validBefore), tx };
+}
+
+async function nodeKnows(hash: Hex): Promise<boolean> {
+  const res = await fetch(anvil.rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getTransactionByHash', params: [hash] }),
+  });
+  return ((await res.json()) as { result: unknown }).result !== null;
 }
 
 async function balances() {
@@ -192,6 +213,175 @@ describe('chain rail on anvil + TestUSDC', () => {
     const { txHash } = await rail.refund(payer, PRICE);
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await balances()).toEqual({ payer: before.payer + PRICE, service: before.service - PRICE });
+  });
+
+  it('records the signed relay before broadcasting it: the hash handed to onSigned is the one mined', async () => {
+    const { auth, expect: want } = await authorize();
+    const recorded: SignedTx[] = [];
+    const { txHash } = await rail.settle(auth, want, async (tx) => {
+      // Not on the node yet when it is recorded.
+      expect(await nodeKnows(tx.hash)).toBe(false);
+      recorded.push(tx);
+    });
+    expect(recorded.map((t) => t.hash)).toEqual([txHash]);
+  });
+
+  it('broadcasts nothing when recording fails, and leaves no nonce gap behind', async () => {
+    const { auth, expect: want } = await authorize();
+    const err = await rail
+      .settle(auth, want, async () => {
+        throw new Error('database down');
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((err as Error).message).toBe('database down');
+    expect(await rail.checkSettlement(lookup(auth, null))).toMatchObject({ status: 'failed', reason: expect.stringMatching(/no relay was ever broadcast/) });
+    // The next relay takes the nonce that was handed back, and is mined at once.
+    const next = await authorize();
+    await rail.settle(next.auth, next.expect);
+  });
+
+  it('reconciles a relay whose receipt came too late: unknown while pending, settled once mined', async () => {
+    const node = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+    const before = await balances();
+    const { auth, expect: want } = await authorize();
+    let ours: SignedTx | undefined;
+    rail.receiptTimeoutMs = 1_500;
+    await node.setAutomine(false);
+    try {
+      const err = await rail
+        .settle(auth, want, async (tx) => {
+          ours = tx;
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      // The wait gave up; that is not a refusal: the relay is out there.
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(PaymentProblem);
+      expect(await rail.checkSettlement(lookup(auth, ours!))).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/not mined yet/) });
+      await node.mine({ blocks: 1 });
+      expect(await rail.checkSettlement(lookup(auth, ours!))).toEqual({ status: 'settled', txHash: ours!.hash });
+    } finally {
+      rail.receiptTimeoutMs = 60_000;
+      await node.setAutomine(true);
+    }
+    expect(await balances()).toEqual({ payer: before.payer - PRICE, service: before.service + PRICE });
+  });
+
+  it('reconciles a relay that was recorded but never reached the node: sends the same bytes again, then settled', async () => {
+    const { auth, expect: want } = await authorize();
+    let ours: SignedTx | undefined;
+    await rail
+      .settle(auth, want, async (tx) => {
+        ours = tx;
+        throw new Error('crashed after recording'); // nothing is broadcast
+      })
+      .catch(() => undefined);
+    const before = await balances();
+    expect(await rail.checkSettlement(lookup(auth, ours!))).toMatchObject({ status: 'unknown', reason: expect.stringMatching(/sent again/) });
+    await waitFor(async () => (await rail.checkSettlement(lookup(auth, ours!))).status === 'settled', 10_000, { description: 'the re-broadcast relay mined' });
+    expect(await balances()).toEqual({ payer: before.payer - PRICE, service: before.service + PRICE });
+  });
+
+  it('reconciles a relay dropped for good: its nonce went to another transaction, the authorization is unused: failed', async () => {
+    const { auth, expect: want } = await authorize();
+    let ours: SignedTx | undefined;
+    await rail
+      .settle(auth, want, async (tx) => {
+        ours = tx;
+        throw new Error('crashed after recording');
+      })
+      .catch(() => undefined);
+    const next = await authorize(); // takes the same relayer nonce
+    await rail.settle(next.auth, next.expect);
+    const before = await balances();
+    expect(await rail.checkSettlement(lookup(auth, ours!))).toMatchObject({ status: 'failed', reason: expect.stringMatching(/dropped/) });
+    expect(await balances()).toEqual(before);
+  });
+
+  it('reconciles a reverted relay as settled when a copy of the authorization was mined first (the money did move)', async () => {
+    const node = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+    const frontRunner = createWalletClient({
+      account: privateKeyToAccount(strangerKey),
+      chain: { ...foundry, id: anvil.chainId },
+      transport: http(anvil.rpcUrl),
+    });
+    const { auth, expect: want } = await authorize();
+    const { r, s, yParity } = parseSignature(auth.signature);
+    let ours: SignedTx | undefined;
+    await node.setAutomine(false);
+    let theirs: Hex;
+    try {
+      const settling = rail
+        .settle(auth, want, async (tx) => {
+          ours = tx;
+        })
+        .catch(() => undefined);
+      await waitFor(async () => (await node.getTxpoolStatus()).pending === 1, 10_000, { description: 'our relay pending' });
+      theirs = await frontRunner.writeContract({
+        address: token,
+        abi: loadTestUsdcArtifact().abi,
+        functionName: 'transferWithAuthorization',
+        args: [auth.from, auth.to, PRICE, BigInt(auth.validAfter), BigInt(auth.validBefore), auth.nonce, 27 + yParity, r, s],
+        gas: 200_000n,
+        maxPriorityFeePerGas: parseGwei('50'),
+        maxFeePerGas: parseGwei('500'),
+      });
+      await node.mine({ blocks: 1 });
+      await settling;
+    } finally {
+      await node.setAutomine(true);
+    }
+    expect(await rail.checkSettlement(lookup(auth, ours!))).toEqual({ status: 'settled', txHash: theirs });
+  });
+
+  it('reconciles an authorization that expired unused (no relay will ever land): failed', async () => {
+    const node = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+    const now = Math.floor(Date.now() / 1000);
+    const { auth, expect: want } = await authorize({ validBefore: String(now + 30) });
+    let ours: SignedTx | undefined;
+    await rail
+      .settle(auth, want, async (tx) => {
+        ours = tx;
+        throw new Error('crashed after recording');
+      })
+      .catch(() => undefined);
+    // Recorded, never broadcast, and the chain moves past validBefore: no block can use it any more.
+    await node.setNextBlockTimestamp({ timestamp: BigInt(now + 60) });
+    await node.mine({ blocks: 1 });
+    expect(await rail.checkSettlement(lookup(auth, ours!))).toMatchObject({ status: 'failed', reason: expect.stringMatching(/expired unused/) });
+    expect(await nodeKnows(ours!.hash)).toBe(false); // and it was not sent again
+  });
+
+  it('reconciles a refund by its recorded transaction: unknown while pending, done once mined; a dropped one is safe to resend', async () => {
+    const node = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) });
+    const payer = privateKeyToAccount(payerKey).address;
+    rail.receiptTimeoutMs = 1_500;
+    await node.setAutomine(false);
+    let refundTx: SignedTx;
+    try {
+      refundTx = await rail.sendRefund(payer, 1_000n);
+      expect(await rail.awaitRefund(refundTx, { to: payer, amount: 1_000n })).toMatchObject({ status: 'unknown' });
+      await node.mine({ blocks: 1 });
+    } finally {
+      rail.receiptTimeoutMs = 60_000;
+      await node.setAutomine(true);
+    }
+    expect(await rail.checkRefund(refundTx, { to: payer, amount: 1_000n })).toEqual({ status: 'done', txHash: refundTx.hash });
+
+    let dropped: SignedTx | undefined;
+    await rail
+      .sendRefund(payer, 2_000n, async (tx) => {
+        dropped = tx;
+        throw new Error('crashed after recording');
+      })
+      .catch(() => undefined);
+    await rail.refund(payer, 3_000n); // takes the nonce
+    expect(await rail.checkRefund(dropped!, { to: payer, amount: 2_000n })).toMatchObject({ status: 'resend' });
   });
 
   it('reports an unreachable node as a plain Error (a 503), not a payment problem', async () => {

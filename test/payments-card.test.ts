@@ -10,6 +10,8 @@ import { Challenge, Receipt } from 'mppx';
 import { Mppx, stripe as stripeMethod } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, paymentConsumptions, webhookEvents } from '../coordinator/src/db/schema.ts';
+import { markJobPaid } from '../coordinator/src/jobs/mark-paid.ts';
+import { reconcilePayments } from '../coordinator/src/payments/reconcile.ts';
 import { signatureHeader, type StripeFake } from './fakes/stripe/index.ts';
 import { waitFor } from './fixtures/index.ts';
 import { librivoxUtterances } from './harness/media.ts';
@@ -295,21 +297,57 @@ describe('card rail on the real stack', () => {
     expect(later.status).toBe(200);
     expect(later.body.checkout_url).toBe(`${fake.url}/c/pay/${later.body.card_checkout_session_id}`);
 
-    // The SPT charge fails the same way: 503, nothing charged, the credential stays usable.
+    // The SPT charge fails the same way. The processor may have run it before failing, so the
+    // payer hears "being confirmed" (503), never "nothing was charged"; the consumption stays
+    // pending, and the same credential, repeated, re-runs it under the same idempotency key.
     const wallet = cardWallet();
     const credential = await wallet.client.createCredential(await fetch(uploadUrl(created.job_id), { headers: bearer() }));
     fake.injectFault({ path_prefix: '/v1/payment_intents', method: 'POST', count: 3, status: 500 });
     const down = await fetch(uploadUrl(created.job_id), { headers: { authorization: credential } });
     expect(down.status).toBe(503);
     expect(fake.state.faults).toEqual([]); // every retry of the stripe client hit the outage
-    expect(await down.json()).toEqual({ error: expect.stringMatching(/unavailable/) });
+    const { error } = (await down.json()) as { error: string };
+    expect(error).toMatch(/being confirmed/);
+    expect(error).not.toMatch(/nothing was charged/i);
     expect(intentsOf(created.job_id)).toEqual([]);
-    expect(await db().select().from(paymentConsumptions).where(eq(paymentConsumptions.jobId, created.job_id))).toEqual([]);
+    expect(await db().select().from(paymentConsumptions).where(eq(paymentConsumptions.jobId, created.job_id))).toMatchObject([
+      { state: 'pending', rail: 'card' },
+    ]);
 
     const retried = await fetch(uploadUrl(created.job_id), { headers: { authorization: credential } });
     expect(retried.status).toBe(200);
     const receipt = Receipt.deserialize(retried.headers.get('payment-receipt')!);
     expect(intentsOf(created.job_id)).toEqual([expect.objectContaining({ id: receipt.reference, status: 'succeeded', amount_received: 50 })]);
     expect(await job(created.job_id)).toMatchObject({ payment_status: 'paid' });
+    // Settled: the kept token is dropped.
+    expect(await db().select().from(paymentConsumptions).where(eq(paymentConsumptions.jobId, created.job_id))).toMatchObject([
+      { state: 'settled', reference: receipt.reference, recovery: null },
+    ]);
+  });
+
+  it('a charge whose outcome the processor left open is settled by reconciliation (re-run under its idempotency key), booked once', async () => {
+    const created = await newJob();
+    const wallet = cardWallet();
+    const credential = await wallet.client.createCredential(await fetch(uploadUrl(created.job_id), { headers: bearer() }));
+    fake.injectFault({ path_prefix: '/v1/payment_intents', method: 'POST', count: 3, status: 500 });
+    expect((await fetch(uploadUrl(created.job_id), { headers: { authorization: credential } })).status).toBe(503);
+    expect(await ledger(created.job_id)).toMatchObject([{ kind: 'charge', state: 'pending', rail: 'card' }]);
+    // The sweeper's reconciliation pass, run as the sweeper runs it.
+    await waitFor(
+      async () => {
+        await reconcilePayments(stack.coordinator.ctx, markJobPaid);
+        return (await job(created.job_id)).payment_status === 'paid';
+      },
+      30_000,
+      {
+        description: 'the card charge reconciled',
+      },
+    );
+    const [pi] = intentsOf(created.job_id);
+    expect(intentsOf(created.job_id)).toEqual([expect.objectContaining({ status: 'succeeded', amount_received: 50 })]);
+    expect(await ledger(created.job_id)).toMatchObject([{ kind: 'charge', state: 'done', reference: pi!.id, amount: 50n }]);
+    // The credential was used: presenting it again charges nothing more.
+    expect((await fetch(uploadUrl(created.job_id), { headers: { authorization: credential } })).status).toBe(401);
+    expect(intentsOf(created.job_id)).toHaveLength(1);
   });
 });

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { and, eq } from 'drizzle-orm';
 import { Challenge } from 'mppx';
+import { bytesToHex, createTestClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobs, ledgerEntries } from '../coordinator/src/db/schema.ts';
+import { jobs, ledgerEntries, paymentConsumptions } from '../coordinator/src/db/schema.ts';
+import { markJobPaid } from '../coordinator/src/jobs/mark-paid.ts';
+import { reconcilePayments } from '../coordinator/src/payments/reconcile.ts';
 import { waitFor } from './fixtures/index.ts';
 import { chainPayer, decodeReceipt } from './harness/chain-payer.ts';
 import { librivoxUtterances } from './harness/media.ts';
@@ -32,7 +35,35 @@ describe('paying the running service on the chain rail', () => {
   const balances = async () => ({ payer: await payer.balanceOf(payer.address), service: await payer.balanceOf(service) });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const uploadUrl = (id: string) => `${base}/api/v1/jobs/${id}/upload-url`;
-  const ledger = (jobId: string) => stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId));
+  const ledger = (jobId: string) => stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId)).orderBy(ledgerEntries.id);
+  const consumptions = (jobId: string) => stack.coordinator.ctx.db.select().from(paymentConsumptions).where(eq(paymentConsumptions.jobId, jobId));
+  const node = () => createTestClient({ mode: 'anvil', transport: http(stack.billing!.anvil.rpcUrl) });
+  const rail = () => stack.coordinator.ctx.billing.chain!;
+  /** The sweeper's reconciliation pass, run as the sweeper runs it (jobs/mark-paid.ts marks the job paid). */
+  const reconcile = () => reconcilePayments(stack.coordinator.ctx, markJobPaid);
+  const jobStatus = async (token: string, id: string) => (await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status;
+  /** With blocks held back (anvil mines only when told) and a short receipt wait, so a payment's receipt comes too late. */
+  async function withHeldBlocks<T>(fn: () => Promise<T>): Promise<T> {
+    rail().receiptTimeoutMs = 1_500;
+    await node().setAutomine(false);
+    try {
+      return await fn();
+    } finally {
+      rail().receiptTimeoutMs = 60_000;
+      await node().setAutomine(true);
+    }
+  }
+  /** A 503 that tells the payer its payment is being confirmed, and never that nothing was charged. */
+  async function expectConfirming(res: Response) {
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.headers.get('payment-receipt')).toBeNull();
+    const { error } = (await res.json()) as { error: string };
+    expect(error).toMatch(/being confirmed/);
+    expect(error).toMatch(/Do not pay again/);
+    expect(error).not.toMatch(/nothing was charged/i);
+    return error;
+  }
   async function pendingJob(): Promise<{ token: string; id: string; body: any }> {
     const token = await stack.api.newSession();
     const r = await stack.api.call('POST', '/api/v1/jobs', { token, json: JSON.parse(jobBody) });
@@ -193,7 +224,8 @@ describe('paying the running service on the chain rail', () => {
     // The loser is refused at the consumed-payment record (one per job), before the chain; had the
     // winner committed before it loaded the job, the job is paid and its credential opens nothing.
     const loser = results.find((r) => r !== charged[0])!;
-    if (loser.status !== 401) await expectRefused(loser, 'invalid-challenge');
+    expect([401, 402]).toContain(loser.status);
+    if (loser.status === 402) await expectRefused(loser, 'invalid-challenge');
     expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
     const charges = (await ledger(id)).filter((r) => r.kind === 'charge');
     expect(charges).toMatchObject([{ state: 'done', amount: JOB_PRICE, reference: decodeReceipt(charged[0]!.headers.get('payment-receipt')).reference }]);
@@ -242,9 +274,11 @@ describe('paying the running service on the chain rail', () => {
     expect(harvested.status).toBe(402);
     const credential = await payer.mppx.createCredential(harvested);
     await expectRefused(await fetch(uploadUrl(id), { headers: { authorization: credential } }), 'invalid-challenge');
-    // x402 without the owner's bearer is refused the same way.
-    const x = await payer.payX402(uploadUrl(id)).catch(() => null);
-    if (x) expect(x.res.status).toBe(402);
+    // x402 the same way: the stock client signs the harvested offer; presented without the owner's
+    // bearer it is refused, and beside the owner's bearer too (its challenge went to `anonymous`).
+    const signed = await payer.signX402(await fetch(uploadUrl(id), { headers: { authorization: 'Payment bogus' } }));
+    await expectRefused(await fetch(uploadUrl(id), { headers: { 'payment-signature': signed } }), 'invalid-challenge');
+    await expectRefused(await fetch(uploadUrl(id), { headers: { ...bearer(token), 'payment-signature': signed } }), 'invalid-challenge');
     expect(await balances()).toEqual(before);
     expect(await ledger(id)).toEqual([]);
     expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.payment_status).toBe('pending');
@@ -290,6 +324,171 @@ describe('paying the running service on the chain rail', () => {
     expect(await balances()).toEqual(before);
 
     // Later sweeps find nothing left to pay back.
+    await new Promise((r) => setTimeout(r, 6 * SWEEP_MS));
+    expect(await refunds()).toHaveLength(1);
+    expect(await balances()).toEqual(before);
+  });
+
+  it('10. the x402 signature for job A cannot pay job B (same owner, same price, same payTo)', async () => {
+    const token = await stack.api.newSession();
+    const create = async () => (await stack.api.call('POST', '/api/v1/jobs', { token, json: JSON.parse(jobBody) })).body.job_id as string;
+    const [a, b] = [await create(), await create()];
+    const forA = await payer.signX402(await fetch(uploadUrl(a), { headers: bearer(token) }));
+    const edit = (fn: (p: Record<string, unknown>) => void) => {
+      const p = decodePaymentSignatureHeader(forA) as unknown as Record<string, unknown>;
+      fn(p);
+      return encodePaymentSignatureHeader(p as never);
+    };
+    const before = await balances();
+    for (const header of [
+      forA,
+      edit((p) => {
+        p['resource'] = { url: uploadUrl(b) };
+      }),
+      edit((p) => {
+        delete p['resource'];
+      }),
+    ]) {
+      await expectRefused(
+        await fetch(uploadUrl(b), { headers: { ...bearer(token), 'payment-signature': header } }),
+        'invalid-challenge',
+        'verification-failed',
+      );
+    }
+    expect(await balances()).toEqual(before);
+    expect(await ledger(b)).toEqual([]);
+    expect(await jobStatus(token, b)).toBe('pending');
+    // On job A it pays.
+    const paid = await fetch(uploadUrl(a), { headers: { ...bearer(token), 'payment-signature': forA } });
+    expect(paid.status).toBe(200);
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+  });
+
+  it('11. a payment whose receipt is delayed past the wait: 503 "being confirmed", then paid by reconciliation, one ledger row', async () => {
+    const { token, id } = await pendingJob();
+    const before = await balances();
+    const tx = await withHeldBlocks(async () => {
+      const error = await expectConfirming(await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) }));
+      const [row] = await consumptions(id);
+      expect(row).toMatchObject({ state: 'pending', rail: 'chain', reference: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(error).toContain(row!.reference);
+      expect(await ledger(id)).toMatchObject([{ kind: 'charge', state: 'pending', reference: row!.reference, amount: JOB_PRICE }]);
+      expect(await jobStatus(token, id)).toBe('pending');
+      await node().mine({ blocks: 1 });
+      return row!.reference as `0x${string}`;
+    });
+    await waitFor(
+      async () => {
+        await reconcile();
+        return (await jobStatus(token, id)) === 'paid';
+      },
+      30_000,
+      { description: 'the payment reconciled' },
+    );
+    expect(await ledger(id)).toMatchObject([{ kind: 'charge', state: 'done', reference: tx, amount: JOB_PRICE }]);
+    expect(await consumptions(id)).toMatchObject([{ state: 'settled', reference: tx, recovery: null }]);
+    expect(await payer.transfersIn(tx)).toEqual([{ from: payer.address, to: service, value: JOB_PRICE }]);
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+    // The job goes on without paying again.
+    expect((await fetch(uploadUrl(id), { headers: bearer(token) })).status).toBe(200);
+  });
+
+  it('12. repeating the request with the same credential completes a delayed payment once it confirms', async () => {
+    const { token, id } = await pendingJob();
+    const before = await balances();
+    const credential = await withHeldBlocks(async () => {
+      await expectConfirming(await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) }));
+      const sent = payer.sent.at(-1)!;
+      // Not mined yet: the same answer, nothing sent twice.
+      await expectConfirming(await fetch(uploadUrl(id), { headers: { authorization: sent } }));
+      expect((await node().getTxpoolStatus()).pending).toBe(1);
+      await node().mine({ blocks: 1 });
+      return sent;
+    });
+    const [row] = await consumptions(id);
+    const res = await fetch(uploadUrl(id), { headers: { authorization: credential } });
+    expect(res.status).toBe(200);
+    // (Had the sweeper reconciled it first, the job is paid and the call needs no payment at all.)
+    const receipt = res.headers.get('payment-receipt');
+    expect(receipt === null || decodeReceipt(receipt).reference === row!.reference).toBe(true);
+    expect(await jobStatus(token, id)).toBe('paid');
+    expect((await ledger(id)).map((r) => [r.kind, r.state])).toEqual([['charge', 'done']]);
+    expect(await balances()).toEqual({ payer: before.payer - JOB_PRICE, service: before.service + JOB_PRICE });
+  });
+
+  it('13. a settling row left by a crash does not block the job for good: reconciled away, then a new credential pays', async () => {
+    const { token, id } = await pendingJob();
+    const db = stack.coordinator.ctx.db;
+    await db.insert(paymentConsumptions).values({
+      challengeId: `crashed-${id}`,
+      method: 'evm',
+      jobId: id,
+      state: 'settling',
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      rail: 'chain',
+      ledgerJobId: id,
+      amount: JOB_PRICE,
+      currency: 'USDC',
+      payer: `did:pkh:eip155:${chainId}:${payer.address}`,
+      // The coordinator died before it signed the relay: nothing recorded, the authorization unused.
+      recovery: { rail: 'chain', from: payer.address, nonce: bytesToHex(randomBytes(32)), value: String(JOB_PRICE), validBefore: '4102444800' },
+    });
+    const before = await balances();
+    // While it may still be a live request, the job takes no other credential (before this fix, forever).
+    await expectRefused(await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) }), 'invalid-challenge');
+    // Ten minutes on, it is a crash: the reconciler asks the chain, finds nothing moved, and frees the job.
+    const crashedAt = new Date(Date.now() - 10 * 60_000);
+    await db
+      .update(paymentConsumptions)
+      .set({ createdAt: crashedAt, updatedAt: crashedAt })
+      .where(eq(paymentConsumptions.challengeId, `crashed-${id}`));
+    await waitFor(
+      async () => {
+        await reconcile();
+        return (await consumptions(id)).length === 0;
+      },
+      30_000,
+      { description: 'the crashed row reconciled' },
+    );
+    expect(await ledger(id)).toMatchObject([{ kind: 'charge', state: 'failed', lastError: expect.stringMatching(/no relay was ever broadcast/) }]);
+    expect(await balances()).toEqual(before);
+    const paid = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(paid.status).toBe(200);
+    expect((await ledger(id)).map((r) => r.state)).toEqual(['failed', 'done']);
+  });
+
+  it('14. a chain refund whose receipt comes too late stays `sending` and is reconciled by its recorded hash, paid once', async () => {
+    const { token, id } = await pendingJob();
+    const before = await balances();
+    const paid = await payer.mppx.fetch(uploadUrl(id), { headers: bearer(token) });
+    expect(paid.status).toBe(200);
+    const refunds = () =>
+      stack.coordinator.ctx.db
+        .select()
+        .from(ledgerEntries)
+        .where(and(eq(ledgerEntries.jobId, id), eq(ledgerEntries.kind, 'refund')));
+    const refundTx = await withHeldBlocks(async () => {
+      await fetch(((await paid.json()) as { upload_url: string }).upload_url, {
+        method: 'PUT',
+        headers: { 'content-type': 'audio/wav' },
+        body: randomBytes(64 * 1024),
+      });
+      expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
+      expect(await stack.api.waitForJob(token, id)).toMatchObject({ status: 'failed', payment_status: 'refunded' });
+      // The refunder signed and recorded the transfer, broadcast it, and gave up waiting for its receipt.
+      await waitFor(async () => Boolean((await refunds())[0]?.chainTx) && (await node().getTxpoolStatus()).pending === 1, 30_000, {
+        description: 'the refund broadcast',
+      });
+      await new Promise((r) => setTimeout(r, 2_500));
+      const [row] = await refunds();
+      expect(row).toMatchObject({ state: 'sending', reference: row!.chainTx!.hash });
+      await node().mine({ blocks: 1 });
+      return row!.chainTx!.hash;
+    });
+    await waitFor(async () => (await refunds())[0]?.state === 'done', 30_000, { description: 'the refund reconciled' });
+    expect(await refunds()).toMatchObject([{ state: 'done', reference: refundTx, amount: JOB_PRICE }]);
+    expect(await payer.transfersIn(refundTx)).toEqual([{ from: service, to: payer.address, value: JOB_PRICE }]);
     await new Promise((r) => setTimeout(r, 6 * SWEEP_MS));
     expect(await refunds()).toHaveLength(1);
     expect(await balances()).toEqual(before);

@@ -154,8 +154,11 @@ describe('render-agent loop on the real stack', () => {
       expect(job.status, job.error_message).toBe('completed');
 
       // Whisper is deterministic, so a zombie's upload would be byte-identical to the rescuer's.
-      // Replace each output with a marked copy: any later write by the zombie erases the mark.
-      const outputs = { [`jobs/${id}/outputs/transcript_words`]: 'application/json', [`jobs/${id}/outputs/transcript_srt`]: 'application/x-subrip' };
+      // Replace each output the job completed with (job_outputs names them) by a marked copy: any
+      // later write by the zombie over them would erase the mark.
+      const [out] = await db.select().from(jobOutputs).where(eq(jobOutputs.jobId, id));
+      expect(out!.storageKey).toMatch(new RegExp(`^jobs/${id}/outputs/[0-9a-f-]{36}/transcript_srt$`));
+      const outputs = { [out!.meta['words_key']!]: 'application/json', [out!.storageKey!]: 'application/x-subrip' };
       const marked = new Map<string, Buffer>();
       for (const [key, type] of Object.entries(outputs)) {
         const body = Buffer.concat([await blobs.getBytes(key), Buffer.from('\n')]);

@@ -78,6 +78,11 @@ describe('REST errors and limits', () => {
     expectError(await call('GET', `/api/v1/jobs/${id}`, { token: other }), 403, /another session/);
     expectError(await call('GET', `/api/v1/jobs/${id}/upload-url`, { token: other }), 403, /another session/);
     expectError(await call('POST', `/api/v1/jobs/${id}/process`, { token: other }), 403, /another session/);
+    // Cross-session download and delete are 403 as well, never a 404 that hides nothing or a success.
+    expectError(await call('GET', `/api/v1/jobs/${id}/outputs/transcript/download`, { token: other }), 403, /another session/);
+    expectError(await call('GET', `/api/v1/jobs/${id}/outputs/transcript/download?format=words`, { token: other }), 403, /another session/);
+    expectError(await call('DELETE', `/api/v1/jobs/${id}/source`, { token: other }), 403, /another session/);
+    expectError(await call('DELETE', `/api/v1/jobs/${id}/outputs/transcript`, { token: other }), 403, /another session/);
     expectError(await call('GET', `/api/v1/jobs/${crypto.randomUUID()}`, { token }), 404, /not found/);
     expectError(await call('GET', '/api/v1/jobs/not-a-uuid', { token }), 400, /id/);
 
@@ -120,6 +125,16 @@ describe('REST errors and limits', () => {
     const badKey = `k-${crypto.randomUUID()}`;
     expect((await post(badKey, { job_type: 'nope' })).status).toBe(400);
     expect((await post(badKey, { job_type: 'nope' })).headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('two anonymous callers with one Idempotency-Key get two sessions', async () => {
+    const post = () => fetch(`${stack.coordinator.url}/api/v1/sessions`, { method: 'POST', headers: { 'idempotency-key': 'same-key-for-everyone' } });
+    const [a, b] = [await post(), await post()];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+    const [sa, sb] = (await Promise.all([a.json(), b.json()])) as { session_token: string; session_id: string }[];
+    expect(sb!.session_token).not.toBe(sa!.session_token);
+    expect(sb!.session_id).not.toBe(sa!.session_id);
   });
 
   it('serves the OpenAPI document generated from the route schemas', async () => {

@@ -1,10 +1,14 @@
+import fastifyHelmet from '@fastify/helmet';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { TrustProxy } from './config.ts';
 import type { Ctx } from './context.ts';
 import { installDeclaredResponses } from './http/declared-responses.ts';
 import { answerClientError, answerFrameworkError, installErrorHandler } from './http/error-handler.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installRateLimits } from './http/rate-limit.ts';
+import { HELMET_OPTIONS } from './http/security-headers.ts';
 import { installTextGuard } from './http/text-guard.ts';
 import { agentRoutes } from './http/routes/agents.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
@@ -16,6 +20,7 @@ import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
+import { jobBlobWriteCheck } from './jobs/blob-write-guard.ts';
 
 export const SERVICE_VERSION = '1.0.0';
 
@@ -25,16 +30,30 @@ export interface AppDeps {
   /** Present when blobs live on local disk: the coordinator serves their signed URLs. */
   localBlobs?: LocalBlobStore;
   healthChecks: Record<string, HealthCheck>;
+  /**
+   * `here` (default): the internal agent routes are served beside the public API. `elsewhere`:
+   * they are not (AGENT_LISTEN_PORT: buildAgentApp serves them on their own listener).
+   */
+  agentRoutes?: 'here' | 'elsewhere';
 }
 
-/** Registers every route; never listens (tests use app.inject or listen themselves). */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/** TRUST_PROXY as fastify takes it (a hop count as the function fastify itself would build from it). */
+function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
+}
+
+/** One fastify instance with the settings both listeners share: logger, timeouts, proxy trust, {error} shapes. */
+function baseApp(ctx: Ctx): FastifyInstance {
   const app = Fastify({
     // pino's Logger and fastify's FastifyBaseLogger differ only in optional typing details.
-    loggerInstance: deps.ctx.logger as unknown as FastifyBaseLogger,
+    loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
     // JSON bodies are small (the largest, an edit transcript, is capped at 256 KB).
     bodyLimit: 1024 * 1024,
-    trustProxy: true,
+    // Off unless configured: X-Forwarded-* from anyone else would let a caller pick its own IP.
+    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY),
+    // An idle connection is closed; a whole request (headers and body) must arrive in time (408).
+    connectionTimeout: ctx.config.HTTP_CONNECTION_TIMEOUT_MS,
+    requestTimeout: ctx.config.HTTP_REQUEST_TIMEOUT_MS,
     // Router and connection errors answer the spec's {error} (an over-long path parameter is a 400, not a 414).
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
@@ -42,9 +61,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  return app;
+}
+
+/** Registers every public route; never listens (tests use app.inject or listen themselves). */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps.ctx;
+  const app = baseApp(deps.ctx);
   installDeclaredResponses(app);
+  await app.register(fastifyHelmet, { global: true, ...HELMET_OPTIONS });
+  await installRateLimits(app, {
+    windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+    sessionsPerIp: config.RATE_LIMIT_SESSIONS_PER_IP,
+    perSession: config.RATE_LIMIT_PER_SESSION,
+    perIp: config.RATE_LIMIT_PER_IP,
+  });
   installTextGuard(app); // before idempotency: a refused request is never stored as an answer
-  installIdempotency(app, { db: deps.ctx.db, clock: deps.ctx.clock });
+  installIdempotency(app, {
+    db: deps.ctx.db,
+    clock: deps.ctx.clock,
+    ttlMs: config.IDEMPOTENCY_TTL_HOURS * 3600_000,
+    lockMs: config.IDEMPOTENCY_LOCK_SECONDS * 1000,
+    challengeTtlMs: config.PAYMENT_CHALLENGE_TTL_SECONDS * 1000,
+  });
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -80,9 +119,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(jobRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
-  await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
+  if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
   await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl, billing: deps.ctx.billing });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });
-  if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs);
+  // The local PUT route asks the job side whether a write still has a purpose (upload while uploading, outputs of the current attempt).
+  if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs, { acceptsWrite: jobBlobWriteCheck(deps.ctx.db) });
+  return app;
+}
+
+/**
+ * The agent listener (AGENT_LISTEN_PORT): the internal agent routes only, and /health with the
+ * reason a dependency fails. Meant for the workers' network, never published.
+ */
+export async function buildAgentApp(deps: Pick<AppDeps, 'ctx' | 'agentToken' | 'healthChecks'>): Promise<FastifyInstance> {
+  const app = baseApp(deps.ctx);
+  installTextGuard(app);
+  await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
+  await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION, detail: true });
   return app;
 }

@@ -30,4 +30,37 @@ describe('coordinator config', () => {
     expect(() => loadCoordinatorConfig({ CHAIN_RPC_URL: chain.CHAIN_RPC_URL, PAYMENT_CHALLENGE_SECRET: secret })).toThrow(/chain rail needs/);
     expect(() => loadCoordinatorConfig({ CARD_SECRET_KEY: 'sk_test_1', PAYMENT_CHALLENGE_SECRET: secret })).toThrow(/card rail needs/);
   });
+
+  it('trusts no proxy by default; TRUST_PROXY takes true, a hop count or addresses', () => {
+    expect(loadCoordinatorConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadCoordinatorConfig({ TRUST_PROXY: '' }).TRUST_PROXY).toBe(false);
+    expect(loadCoordinatorConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadCoordinatorConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadCoordinatorConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+
+  it('has production defaults for timeouts, idempotency and rate limits', () => {
+    const c = loadCoordinatorConfig({});
+    expect(c).toMatchObject({
+      HTTP_CONNECTION_TIMEOUT_MS: 120_000,
+      HTTP_REQUEST_TIMEOUT_MS: 300_000,
+      DB_STATEMENT_TIMEOUT_MS: 30_000,
+      IDEMPOTENCY_TTL_HOURS: 24,
+      IDEMPOTENCY_LOCK_SECONDS: 120,
+      RATE_LIMIT_WINDOW_SECONDS: 60,
+      RATE_LIMIT_SESSIONS_PER_IP: 30,
+      RATE_LIMIT_PER_SESSION: 60,
+      RATE_LIMIT_PER_IP: 300,
+    });
+    expect(c.AGENT_LISTEN_PORT).toBeUndefined();
+  });
+
+  it('keeps the URL-signing secret apart from the agent token, and the agent listener apart from PORT', () => {
+    const token = 'a'.repeat(20);
+    expect(() => loadCoordinatorConfig({ AGENT_TOKEN: token, URL_SIGNING_SECRET: token })).toThrow(/URL_SIGNING_SECRET must not be the AGENT_TOKEN/);
+    expect(loadCoordinatorConfig({ AGENT_TOKEN: token, URL_SIGNING_SECRET: 'b'.repeat(20) }).URL_SIGNING_SECRET).toBe('b'.repeat(20));
+    expect(() => loadCoordinatorConfig({ PORT: '8080', AGENT_LISTEN_PORT: '8080' })).toThrow(/AGENT_LISTEN_PORT must differ/);
+    expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '9090' })).toMatchObject({ AGENT_LISTEN_PORT: 9090, AGENT_LISTEN_HOST: '127.0.0.1' });
+    expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '' }).AGENT_LISTEN_PORT).toBeUndefined();
+  });
 });

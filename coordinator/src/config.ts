@@ -45,9 +45,48 @@ const EnvSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(true),
   /** Host to sign presigned URLs for when agents/callers reach S3 by another name. */
   S3_PUBLIC_ENDPOINT: optionalUrl,
+  /**
+   * Serve the internal agent routes (/internal/v1) on their own listener at this port, and not on
+   * the public one, so production exposes only the public API. Render-agents' COORDINATOR_URL must
+   * then point at this listener. 0 picks a free port. @default unset (agent routes on PORT)
+   */
+  AGENT_LISTEN_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  /** Interface of the agent listener. @default 127.0.0.1 */
+  AGENT_LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Which proxies may set X-Forwarded-For / -Proto / -Host (fastify's `trustProxy`): false, true
+   * (any: only when every request comes through your proxy), a hop count, or a comma-separated list
+   * of proxy addresses / CIDRs. Client IPs (rate limits, logs) come from it. @default false
+   */
+  TRUST_PROXY: z.string().default('false').transform(parseTrustProxy),
+  /** Idle time after which a connection is closed (0: never). @default 120000 */
+  HTTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(120_000),
+  /** Time to receive a whole request, headers and body (0: unlimited); local-disk uploads must arrive within it. @default 300000 */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(0).default(300_000),
+  /** Postgres `statement_timeout` for every query of the coordinator (0: none; PGlite has none). @default 30000 */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** How long an Idempotency-Key's answer is kept and replayed. @default 24 */
+  IDEMPOTENCY_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 30)
+    .default(24),
+  /** A key whose request has not answered after this long (a crash) is released to the next retry. @default 120 */
+  IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(120),
+  /** Rate-limit window. @default 60 */
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** POST /sessions per client IP per window (0: no limit). @default 30 */
+  RATE_LIMIT_SESSIONS_PER_IP: z.coerce.number().int().min(0).default(30),
+  /** Job creation, and payment calls (upload-url, complete-upload, process, checkout, /api/test), each per session per window (0: no limit). @default 60 */
+  RATE_LIMIT_PER_SESSION: z.coerce.number().int().min(0).default(60),
+  /** The same calls, each per client IP per window (0: no limit). @default 300 */
+  RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
   /** Shared secret render-agents present; unset in the embedded default → generated per data folder. */
   AGENT_TOKEN: z.string().min(16).optional(),
-  /** HMAC secret for local-disk presigned URLs; unset → generated per data folder. */
+  /**
+   * HMAC secret for local-disk presigned URLs, its own secret (never the agent token). Unset → the
+   * embedded default generates one per data folder; main.ts requires it with local-disk blobs.
+   */
   URL_SIGNING_SECRET: z.string().min(16).optional(),
   /** Session token lifetime. @default 168 (7 days) */
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
@@ -113,6 +152,20 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+export type TrustProxy = boolean | number | string[];
+
+/** TRUST_PROXY: `false`/`0`/empty → off, `true` → any proxy, a number → hops, else addresses / CIDRs. */
+export function parseTrustProxy(v: string): TrustProxy {
+  const s = v.trim();
+  if (s === '' || s === 'false' || s === '0') return false;
+  if (s === 'true') return true;
+  if (/^\d+$/.test(s)) return Number(s);
+  return s
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
 export type CoordinatorEnv = z.infer<typeof EnvSchema>;
 
 export interface CoordinatorConfig extends CoordinatorEnv {
@@ -136,6 +189,10 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const partialCard = !card && Boolean(c.CARD_SECRET_KEY || c.CARD_WEBHOOK_SECRET);
   if (partialChain) throw new Error('invalid configuration: the chain rail needs CHAIN_RPC_URL, CHAIN_TOKEN_ADDRESS and CHAIN_RELAYER_KEY together');
   if (partialCard) throw new Error('invalid configuration: the card rail needs CARD_SECRET_KEY and CARD_WEBHOOK_SECRET together');
+  if (c.AGENT_TOKEN && c.URL_SIGNING_SECRET && c.AGENT_TOKEN === c.URL_SIGNING_SECRET)
+    throw new Error('invalid configuration: URL_SIGNING_SECRET must not be the AGENT_TOKEN (an agent could then sign blob URLs)');
+  if (c.AGENT_LISTEN_PORT !== undefined && c.AGENT_LISTEN_PORT !== 0 && c.AGENT_LISTEN_PORT === c.PORT)
+    throw new Error('invalid configuration: AGENT_LISTEN_PORT must differ from PORT (unset it to serve agent routes on PORT)');
   if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)
     throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
   return { ...c, publicBaseUrl, billingEnabled: chain || card };

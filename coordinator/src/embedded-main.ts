@@ -20,7 +20,8 @@ const natsUrl = config.NATS_URL ?? nats!.url;
 const coordinator = await startCoordinator(config, secrets, { natsUrl });
 const agents: AgentChild[] = [];
 for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {
-  agents.push(startAgentChild({ id: `embedded-agent-${i + 1}`, coordinatorUrl: coordinator.url, natsUrl, agentToken: secrets.agentToken }));
+  // The agent listener when AGENT_LISTEN_PORT splits it off, else the one listener.
+  agents.push(startAgentChild({ id: `embedded-agent-${i + 1}`, coordinatorUrl: coordinator.agentUrl, natsUrl, agentToken: secrets.agentToken }));
 }
 
 process.stdout.write(

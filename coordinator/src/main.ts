@@ -8,11 +8,21 @@ import { startCoordinator } from './server.ts';
 const config = loadCoordinatorConfig();
 if (!config.NATS_URL) throw new Error('NATS_URL is required (or run the embedded default: npm start)');
 if (!config.AGENT_TOKEN) throw new Error('AGENT_TOKEN is required: the shared secret render-agents present');
+// The URL-signing secret is its own: an agent token that also signed blob URLs would let any agent mint them.
+if (!config.S3_BUCKET && !config.URL_SIGNING_SECRET) {
+  throw new Error('URL_SIGNING_SECRET is required with local-disk blobs (no S3_BUCKET): a secret of its own, not the AGENT_TOKEN');
+}
 const coordinator = await startCoordinator(
   config,
-  { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET ?? config.AGENT_TOKEN },
+  { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET },
   { natsUrl: config.NATS_URL },
 );
+if (config.AGENT_LISTEN_PORT === undefined && !['127.0.0.1', '::1', 'localhost'].includes(config.HOST)) {
+  coordinator.ctx.logger.warn(
+    { host: config.HOST },
+    'the internal agent routes are served on the public listener: set AGENT_LISTEN_PORT (and point the agents COORDINATOR_URL at it) to serve them on a listener of their own',
+  );
+}
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => void coordinator.stop().then(() => process.exit(0)));
 }

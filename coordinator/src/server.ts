@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { cancelSubject } from '@cutroom/proto';
-import { buildApp } from './app.ts';
+import { buildAgentApp, buildApp } from './app.ts';
 import type { CoordinatorConfig } from './config.ts';
 import type { Ctx } from './context.ts';
 import { openDatabase } from './db/database.ts';
@@ -17,8 +17,13 @@ import { join } from 'node:path';
 
 export interface RunningCoordinator {
   app: FastifyInstance;
+  /** The agent listener (AGENT_LISTEN_PORT set), serving the internal agent routes; else undefined. */
+  agentApp?: FastifyInstance;
   ctx: Ctx;
+  /** Where callers reach the public API (PUBLIC_BASE_URL). */
   url: string;
+  /** What render-agents use as COORDINATOR_URL: the agent listener when split, else `url`. */
+  agentUrl: string;
   stop(): Promise<void>;
 }
 
@@ -29,12 +34,17 @@ export interface RunningCoordinator {
  */
 export async function startCoordinator(
   config: CoordinatorConfig,
-  secrets: { agentToken: string; urlSigningSecret: string },
+  /** The agent token, and the URL-signing secret of local-disk blobs (its own secret; not needed with S3). */
+  secrets: { agentToken: string; urlSigningSecret?: string | undefined },
   opts: { natsUrl: string; clock?: Clock; logger?: Logger },
 ): Promise<RunningCoordinator> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
-  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: join(config.DATA_DIR, 'pg') });
+  if (!config.S3_BUCKET && !secrets.urlSigningSecret) throw new Error('URL_SIGNING_SECRET is required with local-disk blobs (no S3_BUCKET)');
+  if (secrets.urlSigningSecret && secrets.urlSigningSecret === secrets.agentToken) {
+    throw new Error('the URL-signing secret must not be the agent token: set URL_SIGNING_SECRET to a secret of its own');
+  }
+  const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: join(config.DATA_DIR, 'pg'), statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   const blobs = createBlobStore({
     s3: config.S3_BUCKET
       ? {
@@ -47,13 +57,15 @@ export async function startCoordinator(
           publicEndpoint: config.S3_PUBLIC_ENDPOINT,
         }
       : null,
-    local: {
-      dataDir: config.DATA_DIR,
-      publicBaseUrl: config.publicBaseUrl,
-      signingSecret: secrets.urlSigningSecret,
-      maxUploadBytes: config.UPLOAD_MAX_BYTES,
-      clock: () => clock.now().getTime(),
-    },
+    local: secrets.urlSigningSecret
+      ? {
+          dataDir: config.DATA_DIR,
+          publicBaseUrl: config.publicBaseUrl,
+          signingSecret: secrets.urlSigningSecret,
+          maxUploadBytes: config.UPLOAD_MAX_BYTES,
+          clock: () => clock.now().getTime(),
+        }
+      : null,
   });
   await blobs.ensureReady();
   const nc = await connectNats(opts.natsUrl, 'cutroom-coordinator');
@@ -70,34 +82,47 @@ export async function startCoordinator(
     notifyOutbox: () => relay?.notify(),
     cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
   };
-  relay = startOutboxRelay({ db: database.db, nc, clock, logger });
+  relay = startOutboxRelay({ db: database.db, nc, clock, logger, ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000) });
   const progress = startProgressIntake({ db: database.db, nc, logger });
   const sweeper = startSweeper(ctx);
 
+  const healthChecks = {
+    database: () => database.ping(),
+    nats: async () => {
+      await nc.flush();
+    },
+    storage: async () => {
+      await blobs.head('health/probe');
+    },
+  };
+  const split = config.AGENT_LISTEN_PORT !== undefined;
   const app = await buildApp({
     ctx,
     agentToken: secrets.agentToken,
     localBlobs: blobs instanceof LocalBlobStore ? blobs : undefined,
-    healthChecks: {
-      database: () => database.ping(),
-      nats: async () => {
-        await nc.flush();
-      },
-      storage: async () => {
-        await blobs.head('health/probe');
-      },
-    },
+    healthChecks,
+    agentRoutes: split ? 'elsewhere' : 'here',
   });
   await app.listen({ port: config.PORT, host: config.HOST });
   const url = config.publicBaseUrl;
-  logger.info({ url, database: database.kind, storage: blobs.kind }, 'coordinator listening');
+  let agentApp: FastifyInstance | undefined;
+  let agentUrl = url;
+  if (split) {
+    agentApp = await buildAgentApp({ ctx, agentToken: secrets.agentToken, healthChecks });
+    await agentApp.listen({ port: config.AGENT_LISTEN_PORT, host: config.AGENT_LISTEN_HOST });
+    agentUrl = listenerUrl(config.AGENT_LISTEN_HOST, agentApp);
+  }
+  logger.info({ url, agent_url: agentUrl, database: database.kind, storage: blobs.kind }, 'coordinator listening');
 
   return {
     app,
+    agentApp,
     ctx,
     url,
+    agentUrl,
     async stop() {
       await app.close();
+      await agentApp?.close();
       await sweeper.stop();
       await progress.stop();
       await relay?.stop();
@@ -105,4 +130,12 @@ export async function startCoordinator(
       await database.close();
     },
   };
+}
+
+/** http://host:port of a listening app (a wildcard host is reached on loopback; port 0 resolved). */
+function listenerUrl(host: string, app: FastifyInstance): string {
+  const address = app.server.address();
+  const port = address && typeof address === 'object' ? address.port : 0;
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${port}`;
 }

@@ -61,12 +61,15 @@ def pick_compute_type(compute_type: str, device: str) -> str:
 def load_audio(path: str):
     from faster_whisper import decode_audio
 
+    # Messages reach the caller: they name the file, never its folder (the agent's work folder).
+    name = os.path.basename(path)
     if not os.path.isfile(path):
-        raise RunnerError("audio_invalid", f"audio file not found: {path}")
+        raise RunnerError("audio_invalid", f"audio file not found: {name}")
     try:
         return decode_audio(path, sampling_rate=16000)
     except Exception as e:  # noqa: BLE001 - PyAV raises many types for undecodable input
-        raise RunnerError("audio_invalid", f"could not decode audio {path}: {e}") from e
+        detail = str(e).replace(os.path.abspath(path), name).replace(path, name)
+        raise RunnerError("audio_invalid", f"could not decode audio {name}: {detail}") from e
 
 
 def load_model(name: str, device: str, compute_type: str):

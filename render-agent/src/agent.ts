@@ -52,7 +52,13 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
   if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${describeMissing(detected.missing)}`);
 
   const nc = await connect({ servers: config.natsUrl.split(','), name: `render-agent ${config.agentId}`, maxReconnectAttempts: -1 });
-  const client = createCoordinatorClient({ baseUrl: config.coordinatorUrl, token: config.agentToken, logger, clock });
+  const client = createCoordinatorClient({
+    baseUrl: config.coordinatorUrl,
+    token: config.agentToken,
+    resultRetryMaxMs: config.resultRetryMaxMs,
+    logger,
+    clock,
+  });
   const stopController = new AbortController();
   const stopSignal = stopController.signal;
   const deps = { config, client, whisper: detected.whisper, pipelines: PIPELINES, nc, logger, clock, stopSignal };

@@ -11,6 +11,22 @@ describe('loadAgentConfig', () => {
     expect(c.python).toMatch(/\.venv\/bin\/python$/);
     expect(c.agentId).toMatch(/-\d+$/);
     expect(c.logLevel).toBe('info');
+    expect(c.stageTimeouts).toEqual({ floorMs: 300_000, extractFactor: 0.5, transcribeFactor: 3 });
+    expect(c.resultRetryMaxMs).toBe(600_000);
+  });
+
+  it('reads the stage limits and the result retry cap', () => {
+    const c = loadAgentConfig({
+      ...required,
+      STAGE_TIMEOUT_FLOOR_MS: '2000',
+      STAGE_TIMEOUT_EXTRACT_FACTOR: '0.1',
+      STAGE_TIMEOUT_TRANSCRIBE_FACTOR: '1.5',
+      RESULT_RETRY_MAX_MS: '30000',
+    });
+    expect(c.stageTimeouts).toEqual({ floorMs: 2000, extractFactor: 0.1, transcribeFactor: 1.5 });
+    expect(c.resultRetryMaxMs).toBe(30_000);
+    expect(() => loadAgentConfig({ ...required, STAGE_TIMEOUT_FLOOR_MS: '0' })).toThrow(/STAGE_TIMEOUT_FLOOR_MS/);
+    expect(() => loadAgentConfig({ ...required, RESULT_RETRY_MAX_MS: 'soon' })).toThrow(/RESULT_RETRY_MAX_MS/);
   });
 
   it('names every missing required key', () => {

@@ -40,6 +40,29 @@ const AgentEnv = z.object({
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   /** @default ffprobe (from PATH) */
   FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  /**
+   * Stage wall-clock limits: a stage that runs longer is killed (its whole process group) and the
+   * attempt fails as `stage_timeout` (ours, retried). limit(stage) = STAGE_TIMEOUT_FLOOR_MS +
+   * factor(stage) × media seconds × 1000; the probe, before the duration is known, gets the floor.
+   * The floor covers start-up (a Whisper model load; raise it when WHISPER_ALLOW_DOWNLOAD lets the
+   * child download models). @default 300000 (5 min)
+   */
+  STAGE_TIMEOUT_FLOOR_MS: z.coerce.number().int().min(1).default(300_000),
+  /**
+   * Multiple of the media duration allowed for ffmpeg's audio extraction (it runs at tens to
+   * hundreds of times real time, so this is generous). @default 0.5
+   */
+  STAGE_TIMEOUT_EXTRACT_FACTOR: z.coerce.number().min(0).max(1000).default(0.5),
+  /**
+   * Multiple of the media duration allowed for the Whisper child (tiny.en on 2 CPU cores runs at
+   * about 0.1× real time; large models on a CPU near 1×). @default 3
+   */
+  STAGE_TIMEOUT_TRANSCRIBE_FACTOR: z.coerce.number().min(0).max(1000).default(3),
+  /**
+   * How long `complete`/`fail` are retried (network errors, 5xx, 429) before the agent gives up on
+   * reporting; the lease then runs out and the sweeper requeues the job. @default 600000 (10 min)
+   */
+  RESULT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(600_000),
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -60,6 +83,12 @@ export const AgentConfig = AgentEnv.transform((e) => ({
   },
   ffmpegPath: e.FFMPEG_PATH,
   ffprobePath: e.FFPROBE_PATH,
+  stageTimeouts: {
+    floorMs: e.STAGE_TIMEOUT_FLOOR_MS,
+    extractFactor: e.STAGE_TIMEOUT_EXTRACT_FACTOR,
+    transcribeFactor: e.STAGE_TIMEOUT_TRANSCRIBE_FACTOR,
+  },
+  resultRetryMaxMs: e.RESULT_RETRY_MAX_MS,
   logLevel: e.LOG_LEVEL,
 }));
 export type AgentConfig = z.output<typeof AgentConfig>;

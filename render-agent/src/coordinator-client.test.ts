@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AGENT_ROUTES } from '@cutroom/proto';
 import { systemClock, type Clock } from './clock.ts';
 import { createCoordinatorClient, TransientError } from './coordinator-client.ts';
 import { CoordinatorError, StaleAttemptError } from './errors.ts';
+import { createManualClock, type ManualClock } from './manual-clock.ts';
 
 type Reply = { status: number; body?: unknown };
 const seen: { url: string; auth: string | undefined; body: unknown }[] = [];
@@ -110,5 +112,79 @@ describe('createCoordinatorClient', () => {
     const dead = createCoordinatorClient({ baseUrl: 'http://127.0.0.1:1', token: 't', clock });
     await expect(dead.fail({ ...fence, code: 'internal', message: 'x' }, ac.signal)).rejects.toThrow('shutting down');
     expect(clock.sleeps).toHaveLength(3);
+  });
+
+  describe('the cap on complete/fail retries (manual clock)', () => {
+    /**
+     * Runs `call` to its end, moving the clock through each back-off as soon as it is set, in
+     * 50 ms steps (so the clock overshoots a back-off's end by under 50 ms).
+     */
+    async function driveToEnd<T>(clock: ManualClock, call: Promise<T>): Promise<T> {
+      let settled = false;
+      call.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      for (;;) {
+        // Each failed try sets exactly one timer (its back-off); a settled call sets none.
+        await vi.waitFor(() => expect(settled || clock.pending() === 1).toBe(true));
+        if (settled) return call;
+        while (clock.pending() === 1) await clock.advance(50);
+      }
+    }
+
+    const failReq = { ...fence, code: 'tool_failed' as const, message: 'ffmpeg crashed' };
+
+    it('stops retrying fail once the next back-off would end past resultRetryMaxMs, and logs that it gave up', async () => {
+      replies = Array.from({ length: 50 }, () => ({ status: 503 }));
+      const clock = createManualClock(1_000_000);
+      const logs: Record<string, unknown>[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) });
+      const c = createCoordinatorClient({ baseUrl, token: 't', backoff: { initialMs: 1_000, maxMs: 4_000 }, resultRetryMaxMs: 20_000, clock, logger });
+      const err = await driveToEnd(clock, c.fail(failReq)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TransientError);
+      expect((err as Error).message).toMatch(/503/);
+      // Back-offs (±20 %) of 1, 2, 4, 4, 4 … s: every retry started within 20 s of the first try,
+      // and the next back-off (at most 4.8 s) would have ended past it.
+      const elapsed = clock.now() - 1_000_000;
+      expect(elapsed).toBeLessThanOrEqual(20_050);
+      expect(elapsed + 4_800).toBeGreaterThan(20_000);
+      expect(seen.length).toBeGreaterThanOrEqual(6);
+      expect(seen.length).toBeLessThanOrEqual(9);
+      expect(clock.pending()).toBe(0);
+      const gaveUp = logs.find((l) => l.level === 50);
+      expect(gaveUp).toMatchObject({ route: AGENT_ROUTES.fail, tries: seen.length, msg: `giving up on ${AGENT_ROUTES.fail} after ${seen.length} tries` });
+    });
+
+    it('applies the same cap to complete, and still takes an answer that comes in time', async () => {
+      const req = {
+        ...fence,
+        job_type: 'transcribe' as const,
+        media: { duration_seconds: 1, has_video: false, has_audio: true, format_name: 'wav' },
+        language: 'en',
+        outputs: [],
+      };
+      const clock = createManualClock();
+      const c = createCoordinatorClient({ baseUrl, token: 't', backoff: { initialMs: 1_000, maxMs: 4_000 }, resultRetryMaxMs: 10_000, clock });
+      replies = Array.from({ length: 50 }, () => ({ status: 502 }));
+      await expect(driveToEnd(clock, c.complete(req))).rejects.toThrow(TransientError);
+      expect(clock.now()).toBeLessThanOrEqual(10_050);
+      expect(clock.now()).toBeGreaterThan(10_000 - 4_800);
+
+      seen.length = 0;
+      replies = [{ status: 502 }, { status: 502 }, { status: 200 }];
+      await expect(driveToEnd(clock, c.complete(req))).resolves.toBeUndefined();
+      expect(seen).toHaveLength(3);
+    });
+
+    it('defaults to 10 minutes', async () => {
+      replies = Array.from({ length: 100 }, () => ({ status: 500 }));
+      const clock = createManualClock();
+      const c = createCoordinatorClient({ baseUrl, token: 't', clock });
+      await expect(driveToEnd(clock, c.fail(failReq))).rejects.toThrow(TransientError);
+      // 30 s steps after the doubling: the last retry starts within the 10 minutes.
+      expect(clock.now()).toBeGreaterThan(10 * 60_000 - 36_000);
+      expect(clock.now()).toBeLessThanOrEqual(10 * 60_000 + 50);
+    });
   });
 });

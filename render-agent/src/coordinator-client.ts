@@ -27,6 +27,13 @@ export interface CoordinatorClientOptions {
   claimTries?: number;
   /** Tries for a stage report (about a minute with the default back-off). @default 8 */
   stageTries?: number;
+  /**
+   * How long `complete` and `fail` keep retrying, measured on `clock` from the first try: no
+   * retry starts whose back-off would end past it, and the last error is thrown. The agent then
+   * walks away from the attempt; its lease runs out and the sweeper requeues the job (a result
+   * is idempotent per attempt, so retrying long is safe, but not forever). @default 10 min
+   */
+  resultRetryMaxMs?: number;
   /** Waits out the back-off between tries. @default systemClock */
   clock?: Clock;
   logger?: Logger;
@@ -72,29 +79,44 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
     return parsed.data;
   }
 
-  /** Repeats transient failures: forever when `tries` is Infinity, until `signal` aborts. */
-  async function withRetry<T>(route: string, tries: number, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+  const resultRetryMaxMs = opts.resultRetryMaxMs ?? 10 * 60_000;
+
+  /**
+   * Repeats transient failures until `tries` calls were made (Infinity: no count limit), a retry
+   * would start later than `maxMs` after the first try, or `signal` aborts.
+   */
+  async function withRetry<T>(route: string, budget: { tries: number; maxMs?: number }, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    const started = clock.now();
     for (let attempt = 0; ; attempt++) {
       try {
         return await call();
       } catch (err) {
-        if (!(err instanceof TransientError) || attempt + 1 >= tries) throw err;
+        if (!(err instanceof TransientError)) throw err;
         const delay = backoffDelayMs(attempt, backoff);
+        const elapsed = clock.now() - started;
+        if (attempt + 1 >= budget.tries || (budget.maxMs !== undefined && elapsed + delay > budget.maxMs)) {
+          // Only the terminal results have a time budget; giving up on one is worth an error line.
+          if (budget.maxMs !== undefined) {
+            opts.logger?.error({ route, err: err.message, tries: attempt + 1, elapsed_ms: elapsed }, `giving up on ${route} after ${attempt + 1} tries`);
+          }
+          throw err;
+        }
         opts.logger?.warn({ route, err: err.message, retry_in_ms: delay, attempt: attempt + 1 }, 'coordinator call failed, retrying');
         await clock.sleep(delay, signal);
       }
     }
   }
+  const result = { tries: Infinity, maxMs: resultRetryMaxMs };
 
   return {
     /** Announces capabilities; retried until the coordinator answers (it may start after us). */
     register: (caps: AgentCapabilities, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.register, Infinity, signal, () => post(AGENT_ROUTES.register, caps, null, signal)),
+      withRetry(AGENT_ROUTES.register, { tries: Infinity }, signal, () => post(AGENT_ROUTES.register, caps, null, signal)),
     /** One re-announcement (presence); the next tick tries again, so no retry here. */
     announce: (caps: AgentCapabilities, signal?: AbortSignal) => post(AGENT_ROUTES.register, caps, null, signal),
     /** A few tries only: if the coordinator is down the wake-up is redelivered anyway. */
     claim: (req: ClaimRequest, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.claim, opts.claimTries ?? 3, signal, () => post(AGENT_ROUTES.claim, req, ClaimResponse, signal)),
+      withRetry(AGENT_ROUTES.claim, { tries: opts.claimTries ?? 3 }, signal, () => post(AGENT_ROUTES.claim, req, ClaimResponse, signal)),
     /** One try: the lease keeper calls again at the next tick. */
     heartbeat: (fence: Fence, signal?: AbortSignal) => post(AGENT_ROUTES.heartbeat, fence, HeartbeatResponse, signal),
     /**
@@ -102,11 +124,14 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
      * terminal calls, so a coordinator that keeps refusing cannot wedge the agent mid-job.
      */
     stage: (req: StageRequest, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.stage, opts.stageTries ?? 8, signal, () => post(AGENT_ROUTES.stage, req, null, signal)),
-    /** Terminal results are retried until answered; idempotent for the same attempt. */
+      withRetry(AGENT_ROUTES.stage, { tries: opts.stageTries ?? 8 }, signal, () => post(AGENT_ROUTES.stage, req, null, signal)),
+    /**
+     * Terminal results (idempotent for the same attempt) are retried for up to `resultRetryMaxMs`,
+     * then TransientError: the lease then expires and the sweeper requeues the job.
+     */
     complete: (req: CompleteRequest, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.complete, Infinity, signal, () => post(AGENT_ROUTES.complete, req, null, signal)),
-    fail: (req: FailRequest, signal?: AbortSignal) => withRetry(AGENT_ROUTES.fail, Infinity, signal, () => post(AGENT_ROUTES.fail, req, null, signal)),
+      withRetry(AGENT_ROUTES.complete, result, signal, () => post(AGENT_ROUTES.complete, req, null, signal)),
+    fail: (req: FailRequest, signal?: AbortSignal) => withRetry(AGENT_ROUTES.fail, result, signal, () => post(AGENT_ROUTES.fail, req, null, signal)),
   };
 }
 

@@ -37,11 +37,37 @@ export function storableMessage(text: string): string {
   return text.replaceAll('\u0000', '').slice(0, 2000).toWellFormed();
 }
 
-/** Turns whatever reached the pipeline's top into a code and a message for `fail`. */
-export function classifyFailure(err: unknown): { code: AgentFailureCode; message: string } {
-  if (err instanceof PipelineError) return { code: err.code, message: storableMessage(err.message) };
+// What ends a path in tool output: whitespace, quotes, brackets, separators. A hidden root must
+// start and end at one of these (or the text's ends), so `/tmp` does not match `/tmpfoo`.
+const STOP = String.raw`\s'"<>|,;:()\[\]=`;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, String.raw`\$&`);
+const lastSegment = (p: string) => p.replace(/\/+$/, '').split('/').at(-1) || '<folder>';
+
+/**
+ * Failure messages reach the caller (user-blamed ones verbatim), so no path under `roots` (the
+ * attempt's work folder, WORK_DIR, the temp folder) and no `file:` URL may appear in one: each
+ * becomes its last segment (`file:/tmp/cutroom-agent/<attempt>/source` → `source`), a bare root
+ * `<folder>`. Executors already word their messages without paths; this is the net behind them.
+ */
+export function hideLocalPaths(text: string, roots: readonly string[]): string {
+  let out = text;
+  const unique = [...new Set(roots.filter((r) => r.length > 1).map((r) => r.replace(/\/+$/, '')))].sort((a, b) => b.length - a.length);
+  for (const root of unique) {
+    const re = new RegExp(`(?<![^${STOP}])(?:file:(?://)?)?${escapeRegExp(root)}(?:/[^${STOP}]*)?(?![^${STOP}])`, 'g');
+    out = out.replace(re, (m) => (m.replace(/^file:(\/\/)?/, '') === root ? '<folder>' : lastSegment(m)));
+  }
+  return out.replace(new RegExp(`(?<![^${STOP}])file:[^${STOP}]+`, 'g'), (m) => lastSegment(m.replace(/^file:(\/\/)?/, '')));
+}
+
+/**
+ * Turns whatever reached the pipeline's top into a code and a message for `fail`, with every
+ * path under `hideRoots` (see hideLocalPaths) and every `file:` URL taken out.
+ */
+export function classifyFailure(err: unknown, hideRoots: readonly string[] = []): { code: AgentFailureCode; message: string } {
+  const clean = (text: string) => storableMessage(hideLocalPaths(text, hideRoots));
+  if (err instanceof PipelineError) return { code: err.code, message: clean(err.message) };
   const detail = err instanceof Error ? err.message : String(err);
-  return { code: 'internal', message: storableMessage(`render-agent internal error: ${detail}`) };
+  return { code: 'internal', message: clean(`render-agent internal error: ${detail}`) };
 }
 
 /**

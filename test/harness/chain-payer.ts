@@ -40,17 +40,23 @@ export function chainPayer(billing: BillingFixture) {
         .filter((l) => l.address.toLowerCase() === billing.token.toLowerCase())
         .map((l) => l.args);
     },
+    /** The stock x402 v2 client's PAYMENT-SIGNATURE for the PAYMENT-REQUIRED of a 402 (read before its body is). */
+    async signX402(res: Response): Promise<string> {
+      if (res.status !== 402) throw new Error(`expected a 402, got ${res.status}`);
+      const required = x402.getPaymentRequiredResponse((n) => res.headers.get(n), await res.json());
+      const payload = await x402.createPaymentPayload(required);
+      return x402.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE']!;
+    },
     /** The stock x402 v2 round trip: read PAYMENT-REQUIRED off a 402, sign, retry with PAYMENT-SIGNATURE. */
     async payX402(url: string, init: RequestInit = {}) {
       const first = await fetch(url, init);
       if (first.status !== 402) throw new Error(`expected 402 from ${url}, got ${first.status}`);
-      const required = x402.getPaymentRequiredResponse((n) => first.headers.get(n), await first.json());
-      const payload = await x402.createPaymentPayload(required);
+      const header = await this.signX402(first);
       const headers = new Headers(init.headers);
-      for (const [k, v] of Object.entries(x402.encodePaymentSignatureHeader(payload))) headers.set(k, v);
+      headers.set('PAYMENT-SIGNATURE', header);
       const res = await fetch(url, { ...init, headers });
       const settle = res.ok ? x402.getPaymentSettleResponse((n) => res.headers.get(n)) : null;
-      return { res, settle, header: headers.get('PAYMENT-SIGNATURE')! };
+      return { res, settle, header };
     },
   };
 }

@@ -79,6 +79,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     LEASE_MS: String(opts.leaseMs ?? 30_000),
     SWEEP_INTERVAL_MS: String(opts.sweepMs ?? 1000),
     LOG_LEVEL: 'warn',
+    // Tests create many sessions and jobs from 127.0.0.1: limits far above what a suite sends
+    // (test/http-hardening.test.ts sets low ones to check them).
+    RATE_LIMIT_SESSIONS_PER_IP: '100000',
+    RATE_LIMIT_PER_SESSION: '100000',
+    RATE_LIMIT_PER_IP: '100000',
     ...(billing
       ? {
           PAYMENT_CHALLENGE_SECRET: billing.challengeSecret,
@@ -101,7 +106,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
   const agents: AgentChild[] = [];
   const startAgent = (id: string) => {
-    const a = startAgentChild({ id, coordinatorUrl: coordinator.url, natsUrl: nats.url, agentToken, env: { LOG_LEVEL: 'warn' } });
+    const a = startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url, agentToken, env: { LOG_LEVEL: 'warn' } });
     agents.push(a);
     return a;
   };

@@ -1,15 +1,17 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaInfo } from '@cutroom/proto';
+import type { CompleteRequest, MediaInfo } from '@cutroom/proto';
 import { jobAttempts, jobOutputs, ledgerEntries } from '../db/schema.ts';
 import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
+import { leasePass } from '../sweeper/lease-pass.ts';
+import { sweepOnce, sweepPolicy } from '../sweeper/sweeper.ts';
 import { completeAttempt, failAttempt, heartbeat, reportStage } from './attempts.ts';
 import { claimJob } from './claim.ts';
 
 let ctx: EngineCtx;
 beforeAll(async () => {
   ctx = await createEngineCtx({ MAX_ATTEMPTS: '3' });
-});
+}, 60_000); // PGlite runs the migrations: seconds on a busy machine
 afterAll(async () => {
   await ctx.close();
 });
@@ -22,10 +24,24 @@ async function claimed(jobId: string, agentId = 'agent-1') {
   return { v: 1 as const, job_id: jobId, attempt_id: r.assignment.attempt_id, agent_id: agentId };
 }
 
-async function writeOutputs(jobId: string, words: unknown = { version: 2, language: 'en', duration: 5.4, segments: [] }) {
-  await ctx.blobs.put(`jobs/${jobId}/outputs/transcript_srt`, '1\n00:00:00,000 --> 00:00:01,000\nhi\n', 'application/x-subrip');
-  await ctx.blobs.put(`jobs/${jobId}/outputs/transcript_words`, JSON.stringify(words), 'application/json');
+const validWords = { version: 2, language: 'en', duration: 5.4, segments: [] };
+
+/** Writes what an agent uploads: into the attempt's own folder (the keys its assignment named). */
+async function writeOutputs(fence: { job_id: string; attempt_id: string }, words: unknown = validWords, srt = true) {
+  const dir = `jobs/${fence.job_id}/outputs/${fence.attempt_id}`;
+  if (srt) await ctx.blobs.put(`${dir}/transcript_srt`, '1\n00:00:00,000 --> 00:00:01,000\nhi\n', 'application/x-subrip');
+  await ctx.blobs.put(`${dir}/transcript_words`, typeof words === 'string' ? words : JSON.stringify(words), 'application/json');
 }
+
+const complete = (fence: { v: 1; job_id: string; attempt_id: string; agent_id: string }, extra: Record<string, unknown> = {}) =>
+  completeAttempt(ctx, {
+    ...fence,
+    job_type: 'transcribe',
+    media: audio,
+    language: 'en',
+    outputs: [{ name: 'transcript_srt', bytes: 35 }],
+    ...extra,
+  } as CompleteRequest);
 
 const attemptsOf = (jobId: string) => ctx.db.select().from(jobAttempts).where(eq(jobAttempts.jobId, jobId));
 
@@ -35,7 +51,7 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     const fence = await claimed(jobId);
     await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio });
     await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio }); // a retried report
-    await writeOutputs(jobId);
+    await writeOutputs(fence);
     await completeAttempt(ctx, { ...fence, job_type: 'transcribe', media: audio, language: 'en', outputs: [{ name: 'transcript_srt', bytes: 35 }] });
     await completeAttempt(ctx, { ...fence, job_type: 'transcribe', media: audio, language: 'en', outputs: [] }); // idempotent
     const job = await jobRow(ctx, jobId);
@@ -43,20 +59,85 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     expect(job.expiresAt!.getTime() - job.completedAt!.getTime()).toBe(24 * 3600_000);
     const outputs = await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId));
     expect(outputs).toMatchObject([
-      { role: 'transcript', contentType: 'application/x-subrip', bytes: 35, meta: { words_key: `jobs/${jobId}/outputs/transcript_words` } },
+      {
+        role: 'transcript',
+        storageKey: `jobs/${jobId}/outputs/${fence.attempt_id}/transcript_srt`,
+        contentType: 'application/x-subrip',
+        bytes: 35,
+        meta: { words_key: `jobs/${jobId}/outputs/${fence.attempt_id}/transcript_words` },
+      },
     ]);
     expect((await attemptsOf(jobId)).map((a) => a.outcome)).toEqual(['completed']);
   });
 
-  it('refuses outputs that do not match their schema, and a complete of another job type', async () => {
+  it('ends an attempt whose result is bad as output_invalid: requeued, then failed and refunded; the agent is told to stop', async () => {
     const { jobId } = await queueTranscribeJob(ctx);
-    const fence = await claimed(jobId);
-    await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio });
-    await writeOutputs(jobId, { version: 1 });
-    await expect(completeAttempt(ctx, { ...fence, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toThrow(
-      /transcript_words does not match its schema/,
-    );
-    expect((await jobRow(ctx, jobId)).status).toBe('transcribing');
+    const bad: [string, (f: Awaited<ReturnType<typeof claimed>>) => Promise<void>, RegExp][] = [
+      ['words JSON that does not match its schema', (f) => writeOutputs(f, { version: 1 }), /transcript_words does not match its schema/],
+      ['words that are not JSON at all', (f) => writeOutputs(f, '{"version": 2, "segm'), /transcript_words is not JSON/],
+      ['an output never uploaded', (f) => writeOutputs(f, validWords, false), /output transcript_srt was not uploaded/],
+    ];
+    const fences = [];
+    for (const [i, [, write, reason]] of bad.entries()) {
+      const fence = await claimed(jobId, `bad-result-${i}`);
+      fences.push(fence);
+      await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio });
+      await write(fence);
+      // No 500 and nothing to retry: 409 stale (the agent's signal to stop), naming the reason.
+      const err = await complete(fence).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'stale_attempt' });
+      expect((err as Error).message).toMatch(reason);
+      expect((err as Error).message).toMatch(/output_invalid/);
+      // The agent's retry of the same call changes nothing and is refused the same way.
+      await expect(complete(fence)).rejects.toMatchObject({ code: 'stale_attempt' });
+      if (i < 2) expect(await jobRow(ctx, jobId)).toMatchObject({ status: 'extracting_audio', currentAttemptId: null });
+    }
+    const job = await jobRow(ctx, jobId);
+    expect(job).toMatchObject({ status: 'failed', paymentStatus: 'refunded', errorCode: 'output_invalid', attemptCount: 3 });
+    expect(job.errorMessage).toBe('processing failed on our side (output_invalid); the job was refunded, please try again');
+    const attempts = await attemptsOf(jobId);
+    expect(attempts.map((a) => [a.id, a.outcome, a.errorCode])).toEqual(fences.map((f) => [f.attempt_id, 'failed', 'output_invalid']));
+    expect(attempts.map((a) => a.errorMessage)).toEqual([
+      expect.stringMatching(/does not match its schema/),
+      expect.stringMatching(/is not JSON/),
+      expect.stringMatching(/was not uploaded/),
+    ]);
+    expect(await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId))).toEqual([]);
+  });
+
+  it('refuses, as output_invalid, a complete of another job type and one sent before the last stage', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const early = await claimed(jobId, 'skips-stages');
+    await writeOutputs(early);
+    await expect(complete(early)).rejects.toThrow(/output_invalid: completed in status extracting_audio; a transcribe job completes from transcribing/);
+    const wrongType = await claimed(jobId, 'wrong-type');
+    await reportStage(ctx, { ...wrongType, stage: 'transcribing', media: audio });
+    await writeOutputs(wrongType);
+    await expect(complete(wrongType, { job_type: 'summarize' })).rejects.toThrow(/output_invalid: job \S+ is a transcribe job, not summarize/);
+    expect((await attemptsOf(jobId)).map((a) => a.errorCode)).toEqual(['output_invalid', 'output_invalid']);
+    expect(await jobRow(ctx, jobId)).toMatchObject({ status: 'extracting_audio', currentAttemptId: null });
+  });
+
+  it('keeps a completed job’s outputs whatever a stale attempt uploads later', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const stale = await claimed(jobId, 'frozen');
+    await reportStage(ctx, { ...stale, stage: 'transcribing', media: audio });
+    ctx.clock.advance(30_001);
+    await sweepOnce(ctx, [leasePass(sweepPolicy(ctx.config))]);
+    const live = await claimed(jobId, 'rescuer');
+    await reportStage(ctx, { ...live, stage: 'transcribing', media: audio });
+    await writeOutputs(live);
+    await complete(live);
+    const before = await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId));
+    const bytes = async () => Promise.all(before.flatMap((o) => [o.storageKey!, ...Object.values(o.meta)]).map((k) => ctx.blobs.getBytes(k)));
+    const kept = await bytes();
+
+    // The frozen agent wakes up and uploads through the URLs of its own assignment, then completes.
+    await writeOutputs(stale, { version: 2, language: 'en', duration: 1, segments: [{ id: 0, start: 0, end: 1, text: 'zombie', words: [] }] });
+    await expect(complete(stale)).rejects.toMatchObject({ code: 'stale_attempt' });
+    expect(await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId))).toEqual(before);
+    expect(await bytes()).toEqual(kept);
+    expect(before[0]!.storageKey).toBe(`jobs/${jobId}/outputs/${live.attempt_id}/transcript_srt`);
   });
 
   it('fails a video uploaded as audio at the stage report, refunded, with the reason', async () => {

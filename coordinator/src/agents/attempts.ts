@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { CompleteRequest, FailRequest, Fence, HeartbeatResponse, StageRequest } from '@cutroom/proto';
-import { failureMessage, shouldRetry } from '@cutroom/shared/failures';
+import { failureMessage, shouldRetry, type FailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import { jobOutputs, jobs, type JobRow } from '../db/schema.ts';
+import { jobOutputs, jobs, type JobPatch, type JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
@@ -14,6 +14,7 @@ import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { canTransition } from '../jobs/transitions.ts';
 import { definitionOf } from '../job-types/registry.ts';
+import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { touchAgent } from './claim.ts';
 
 const fenceOf = (f: Fence) => eq(jobs.currentAttemptId, f.attempt_id);
@@ -75,37 +76,72 @@ export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
   if (!moved) throw stale(r);
 }
 
-/** Every file the job type writes is in storage, and each JSON file matches its schema. */
-async function verifyOutputs(ctx: Ctx, job: JobRow): Promise<void> {
-  for (const [name, file] of Object.entries(definitionOf(job.jobType).files)) {
-    const key = outputKeyOf(job.id, name);
-    if (!(await ctx.blobs.head(key))) throw new AppError('invalid_request', `output ${key} was not uploaded`);
+type ResultCheck = { ok: true; patch: JobPatch; sizes: Map<string, number> } | { ok: false; reason: string };
+
+/**
+ * Everything a completion claims, checked before anything is recorded: the job type, that the job
+ * reached its last stage, every file the type writes in the attempt's own folder, each JSON file
+ * against its schema, and the type's completion hook. A bad result is the attempt's failure
+ * (`output_invalid`), never a call error. A storage error other than "absent" is ours and is
+ * thrown: the agent retries the call.
+ */
+async function checkResult(ctx: Ctx, job: JobRow, r: CompleteRequest): Promise<ResultCheck> {
+  const bad = (reason: string): ResultCheck => ({ ok: false, reason });
+  if (r.job_type !== job.jobType) return bad(`job ${job.id} is a ${job.jobType} job, not ${r.job_type}`);
+  const def = definitionOf(job.jobType);
+  const last = def.stages[def.stages.length - 1]!;
+  if (job.status !== last) return bad(`completed in status ${job.status}; a ${job.jobType} job completes from ${last}`);
+  const sizes = new Map<string, number>();
+  for (const [name, file] of Object.entries(def.files)) {
+    const key = outputKeyOf(job.id, r.attempt_id, name);
+    const head = await ctx.blobs.head(key);
+    if (!head) return bad(`output ${name} was not uploaded to ${key}`);
+    sizes.set(name, head.size);
     if (!file.schema) continue;
+    let text: string;
+    try {
+      text = (await ctx.blobs.getBytes(key)).toString('utf8');
+    } catch (err) {
+      if (err instanceof BlobNotFoundError) return bad(`output ${name} disappeared from ${key}`);
+      throw err;
+    }
     let body: unknown;
     try {
-      body = JSON.parse((await ctx.blobs.getBytes(key)).toString('utf8'));
+      body = JSON.parse(text);
     } catch {
-      throw new AppError('invalid_request', `${name} is not JSON`);
+      return bad(`${name} is not JSON`);
     }
     const parsed = file.schema.safeParse(body);
-    if (!parsed.success) throw new AppError('invalid_request', `${name} does not match its schema: ${parsed.error.message}`);
+    if (!parsed.success) return bad(`${name} does not match its schema: ${parsed.error.message.slice(0, 500)}`);
+  }
+  try {
+    return { ok: true, patch: def.completion(job, r), sizes };
+  } catch (err) {
+    return bad(`the ${job.jobType} result could not be recorded: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
 /**
- * Records a finished attempt: checks every output is in storage and valid, upserts one output
- * row per role (a retried attempt overwrites, never adds), completes the job with its type's
- * retention. Idempotent for the attempt that completed it.
+ * Records a finished attempt: checks the result (checkResult), upserts one output row per role
+ * naming the attempt's own objects (a retried job overwrites its rows, never adds), completes the
+ * job with its type's retention. Idempotent for the attempt that completed it.
+ *
+ * A result that fails the check ends the attempt as `output_invalid` through the failure policy
+ * (requeued, or failed and refunded after MAX_ATTEMPTS) and the call answers 409 stale: the
+ * attempt is over, so the agent stops instead of retrying a result that cannot succeed.
  */
 export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<void> {
   const [job] = await ctx.db.select().from(jobs).where(eq(jobs.id, r.job_id)).limit(1);
   if (!job || job.currentAttemptId !== r.attempt_id) throw stale(r);
   if (job.status === 'completed') return;
-  if (r.job_type !== job.jobType) throw new AppError('invalid_request', `job ${job.id} is a ${job.jobType} job, not ${r.job_type}`);
+  const check = await checkResult(ctx, job, r);
+  if (!check.ok) {
+    const outcome = await endWithFailure(ctx, r, 'output_invalid', check.reason);
+    if (!outcome) throw stale(r);
+    throw new AppError('stale_attempt', `the result of attempt ${r.attempt_id} was refused (output_invalid: ${check.reason}); the attempt is over: stop work`);
+  }
   const def = definitionOf(job.jobType);
-  await verifyOutputs(ctx, job);
   const now = ctx.clock.now();
-  const bytes = new Map(r.outputs.map((o) => [o.name, o.bytes]));
   const done = await ctx.db.transaction(async (tx) => {
     const row = await transitionJob(tx, {
       jobId: job.id,
@@ -116,7 +152,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
       attemptId: r.attempt_id,
       where: fenceOf(r),
       patch: {
-        ...def.completion(job, r),
+        ...check.patch,
         completedAt: now,
         expiresAt: addMs(now, def.facts.retentionHours * 3600_000),
         leaseExpiresAt: null,
@@ -124,10 +160,16 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
       },
     });
     if (!row) return null;
+    const keyOf = (file: string) => outputKeyOf(job.id, r.attempt_id, file);
     for (const role of def.roles) {
-      const storageKey = outputKeyOf(job.id, role.file);
-      const meta = Object.fromEntries(Object.entries(role.meta ?? {}).map(([k, file]) => [k, outputKeyOf(job.id, file)]));
-      const values = { storageKey, contentType: def.files[role.file]!.contentType, bytes: bytes.get(role.file) ?? null, meta, createdAt: now };
+      const meta = Object.fromEntries(Object.entries(role.meta ?? {}).map(([k, file]) => [k, keyOf(file)]));
+      const values = {
+        storageKey: keyOf(role.file),
+        contentType: def.files[role.file]!.contentType,
+        bytes: check.sizes.get(role.file) ?? null,
+        meta,
+        createdAt: now,
+      };
       await tx
         .insert(jobOutputs)
         .values({ id: randomUUID(), jobId: job.id, role: role.role, ...values })
@@ -141,28 +183,34 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
 }
 
 /**
- * A failed attempt. The failure table decides: retryable failures requeue the job (to another
- * agent where one can take it) until MAX_ATTEMPTS; the rest end it, refunded.
+ * Ends the fenced attempt with a failure and lets the failure table decide: a retryable failure
+ * requeues the job (to another agent where one can take it) until MAX_ATTEMPTS; the rest, and a
+ * retryable one out of attempts, fail it, refunded. Null when the attempt no longer holds the job.
  */
-export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
+async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: string): Promise<'requeued' | 'failed' | null> {
   const now = ctx.clock.now();
   const outcome = await ctx.db.transaction(async (tx) => {
     const [job] = await tx
       .select()
       .from(jobs)
-      .where(and(eq(jobs.id, r.job_id), fenceOf(r)))
+      .where(and(eq(jobs.id, f.job_id), fenceOf(f)))
       .limit(1);
     if (!job) return null;
     if (job.status === 'failed') return 'failed';
-    await endAttempt(tx, r.attempt_id, now, 'failed', { code: r.code, message: r.message });
-    if (shouldRetry(r.code, job.attemptCount, ctx.config.MAX_ATTEMPTS)) {
-      await requeueJob(tx, job, { now, reason: `attempt failed: ${r.code}`, attemptId: r.attempt_id, where: fenceOf(r) });
-      return 'requeued';
-    }
-    await failJob(tx, { jobId: job.id, now, code: r.code, message: failureMessage(r.code, r.message), attemptId: r.attempt_id, where: fenceOf(r) });
-    return 'failed';
+    const retry = shouldRetry(code, job.attemptCount, ctx.config.MAX_ATTEMPTS);
+    const moved = retry
+      ? await requeueJob(tx, job, { now, reason: `attempt failed: ${code}`, attemptId: f.attempt_id, where: fenceOf(f) })
+      : await failJob(tx, { jobId: job.id, now, code, message: failureMessage(code, message), attemptId: f.attempt_id, where: fenceOf(f) });
+    if (!moved) return null;
+    await endAttempt(tx, f.attempt_id, now, 'failed', { code, message });
+    return retry ? ('requeued' as const) : ('failed' as const);
   });
-  if (!outcome) throw stale(r);
   if (outcome === 'requeued') ctx.notifyOutbox();
-  ctx.logger.warn({ job_id: r.job_id, attempt_id: r.attempt_id, agent_id: r.agent_id, code: r.code, outcome }, r.message);
+  if (outcome) ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, code, outcome }, message);
+  return outcome;
+}
+
+/** A failed attempt, as its agent reports it (an AgentFailureCode); the failure table decides what follows. */
+export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
+  if (!(await endWithFailure(ctx, r, r.code, r.message))) throw stale(r);
 }

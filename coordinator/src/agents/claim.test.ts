@@ -9,7 +9,7 @@ import { AGENT_LIVE_MS, RETRY_ELSEWHERE_MS, claimJob } from './claim.ts';
 let ctx: EngineCtx;
 beforeAll(async () => {
   ctx = await createEngineCtx();
-});
+}, 60_000); // PGlite runs the migrations: seconds on a busy machine
 afterAll(async () => {
   await ctx.close();
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, gt, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
 import type { Assignment, ClaimRequest, ClaimResponse, SourceRef } from '@cutroom/proto';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
+import type { CoordinatorConfig } from '../config.ts';
 import type { Ctx } from '../context.ts';
 import { agents, jobAttempts, jobEvents, jobs, type JobRow } from '../db/schema.ts';
 import { addMs } from '../lib/clock.ts';
@@ -50,13 +51,16 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   return { v: 1, claimed: true, assignment };
 }
 
+/** Lifetime of an assignment's URLs: they must outlive the longest run; the lease, not the URL, bounds a stuck attempt. */
+export const assignmentUrlTtlSeconds = (config: Pick<CoordinatorConfig, 'PRESIGN_TTL_SECONDS'>): number => Math.max(config.PRESIGN_TTL_SECONDS, 6 * 3600);
+
 async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string): Promise<Assignment> {
   const def = definitionOf(job.jobType);
-  // URLs must outlive the longest run; the lease, not the URL, bounds a stuck attempt.
-  const ttl = Math.max(ctx.config.PRESIGN_TTL_SECONDS, 6 * 3600);
+  const ttl = assignmentUrlTtlSeconds(ctx.config);
   const outputs: Assignment['outputs'] = {};
   for (const [name, file] of Object.entries(def.files)) {
-    const key = outputKeyOf(job.id, name);
+    // Per attempt: a stale holder's late upload can only land in its own folder.
+    const key = outputKeyOf(job.id, attemptId, name);
     outputs[name] = { key, content_type: file.contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType: file.contentType }) };
   }
   const source = await sourceOf(ctx, job, ttl);

@@ -19,17 +19,26 @@ export interface Database {
 const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /**
- * Opens the database and applies migrations. A DATABASE_URL means a real Postgres; without one,
- * the embedded default keeps an in-process PGlite under the data folder.
+ * Opens the database and applies migrations. A DATABASE_URL means a real Postgres (with
+ * `statement_timeout` set on every connection when `statementTimeoutMs` > 0); without one, the
+ * embedded default keeps an in-process PGlite under the data folder (one process, no timeout).
  */
-export async function openDatabase(opts: { url?: string | undefined; pgliteDir: string }): Promise<Database> {
+export async function openDatabase(opts: { url?: string | undefined; pgliteDir: string; statementTimeoutMs?: number }): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
     const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-    const client = postgres(opts.url, { max: 10, onnotice: () => {} });
+    // Migrations run on a connection of their own, without the statement timeout (an index build may take long).
+    const migrator = postgres(opts.url, { max: 1, onnotice: () => {} });
+    try {
+      await migrate(drizzle(migrator, { schema }), { migrationsFolder });
+    } finally {
+      await migrator.end({ timeout: 5 });
+    }
+    // Every query of the service is bounded: a stuck statement is cancelled (SQLSTATE 57014, answered 503).
+    const timeout = opts.statementTimeoutMs ?? 0;
+    const client = postgres(opts.url, { max: 10, onnotice: () => {}, ...(timeout > 0 && { connection: { statement_timeout: timeout } }) });
     const db = drizzle(client, { schema });
-    await migrate(db, { migrationsFolder });
     return {
       db: db as unknown as Db,
       kind: 'postgres',

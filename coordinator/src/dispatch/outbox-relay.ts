@@ -1,22 +1,54 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
+import { JetStreamApiCodes, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { asc, inArray, isNull } from 'drizzle-orm';
+import { WORK_STREAM } from '@cutroom/proto';
 import type { Db } from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { ensureWorkStream } from './nats-setup.ts';
+
+/** How often, at most, a failing relay checks whether the work stream is gone. */
+const STREAM_CHECK_MS = 10_000;
 
 /**
  * Relays committed outbox rows to JetStream, oldest first, then marks them published.
  * A crash between publish and mark re-sends the row, and JetStream drops it as a duplicate
  * (msgID = outbox id): no lost and no doubled work. `notify()` runs it at once; a poll
  * catches rows written by other coordinators.
+ *
+ * A nats-server that came back without its store has no work stream: publishing fails until the
+ * stream and its consumers exist again, so a failing relay recreates them (agents rebind on
+ * their own). The wake-ups the old stream held are gone; the sweeper's wake-up pass replaces them.
  */
-export function startOutboxRelay(deps: { db: Db; nc: NatsConnection; clock: Clock; logger: Logger; pollMs?: number }) {
+export function startOutboxRelay(deps: {
+  db: Db;
+  nc: NatsConnection;
+  clock: Clock;
+  logger: Logger;
+  pollMs?: number;
+  /** ack_wait of the consumers it recreates (the coordinator's, see server.ts). @default 60 s */
+  ackWaitMs?: number;
+}) {
   const js = jetstream(deps.nc);
   let running = false;
   let again = false;
   let stopped = false;
+  let lastStreamCheck = 0;
+
+  async function restoreStreamIfGone(): Promise<void> {
+    const now = deps.clock.now().getTime();
+    if (now - lastStreamCheck < STREAM_CHECK_MS) return;
+    lastStreamCheck = now;
+    try {
+      await (await jetstreamManager(deps.nc)).streams.info(WORK_STREAM);
+      return;
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) return;
+    }
+    deps.logger.warn({ stream: WORK_STREAM }, 'the work stream is gone (NATS lost its store?): recreating it and its consumers');
+    await ensureWorkStream(deps.nc, { ackWaitMs: deps.ackWaitMs ?? 60_000 });
+  }
 
   async function drain(): Promise<void> {
     if (running) {
@@ -40,6 +72,7 @@ export function startOutboxRelay(deps: { db: Db; nc: NatsConnection; clock: Cloc
       } while (again && !stopped);
     } catch (err) {
       deps.logger.warn({ err }, 'outbox relay failed; will retry');
+      await restoreStreamIfGone().catch((e: unknown) => deps.logger.warn({ err: e }, 'could not check or recreate the work stream'));
     } finally {
       running = false;
     }

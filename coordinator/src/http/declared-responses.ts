@@ -11,13 +11,14 @@ import { ErrorResponse } from '@cutroom/shared/api';
  * - 401 where the route takes a session token; 404 where the path has parameters;
  * - 413 / 415 where the method carries a body; 409 / 422 on POST (Idempotency-Key, idempotency.ts);
  * - 408 / 431 from the connection layer (request too slow; request line + headers too large);
- * - 503: a dependency is down (error-handler.ts) or the payment network is.
+ * - 503: a dependency is down (error-handler.ts) or the payment network is;
+ * - 429 where the route is rate-limited (`config.limit`, rate-limit.ts).
  * A route's own declaration wins; a bare `ErrorResponse` gets a description. Payment 402s are
  * added to the document by payments/discovery.ts. A 500 is never planned, so it is not declared:
  * the fuzz test (test/api-fuzz.test.ts) fails on any 5xx.
  */
 export function errorResponseTexts(
-  route: { method: string | string[]; url: string; security?: readonly Record<string, unknown>[] },
+  route: { method: string | string[]; url: string; security?: readonly Record<string, unknown>[]; rateLimited?: boolean },
   opts: { bodyLimit: number },
 ): Record<number, string> {
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((m) => m.toUpperCase());
@@ -40,6 +41,7 @@ export function errorResponseTexts(
     out[413] = `Request body larger than ${limit}`;
     out[415] = 'Unsupported Content-Type for the request body (send application/json)';
   }
+  if (route.rateLimited) out[429] = 'Too many requests from this client IP or session: retry after the Retry-After header (seconds)';
   if (methods.includes('POST')) {
     out[409] = 'A request with the same Idempotency-Key is still in progress';
     out[422] = 'This Idempotency-Key was already used with a different request body';
@@ -71,7 +73,7 @@ export function declareErrorResponses(route: RouteOptions, opts: { bodyLimit: nu
   const schema = (route.schema ?? {}) as { hide?: boolean; security?: Record<string, unknown>[]; response?: Record<string, unknown> };
   if (schema.hide) return;
   const own = schema.response ?? {};
-  const texts = errorResponseTexts({ method: route.method, url: route.url, security: schema.security }, opts);
+  const texts = errorResponseTexts({ method: route.method, url: route.url, security: schema.security, rateLimited: Boolean(route.config?.limit) }, opts);
   const merged: Record<string, unknown> = {};
   for (const status of [...new Set([...Object.keys(own), ...Object.keys(texts)])].sort()) {
     const theirs = own[status];

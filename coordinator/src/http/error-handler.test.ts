@@ -10,7 +10,7 @@ describe('classifyInfraError', () => {
     expect(classifyInfraError(wrapped)).toBe('unstorable_text');
   });
   it('finds a dependency that is down', () => {
-    for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', '08006', '57P01', '53300']) {
+    for (const code of ['ECONNREFUSED', 'CONNECTION_CLOSED', '08006', '57P01', '53300', '57014']) {
       expect(classifyInfraError(Object.assign(new Error('down'), { code })), code).toBe('unavailable');
     }
   });

@@ -7,6 +7,7 @@ import { ERRORS } from '@cutroom/shared/failures';
 import { isAppError } from '../lib/app-error.ts';
 import { restErrorMessage } from './next-call.ts';
 import { sendPaymentError } from './payment-errors.ts';
+import { SECURITY_HEADERS } from './security-headers.ts';
 
 /** Turns zod issues into one readable line: `segments.0.end: must be greater than start`. */
 export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
@@ -62,7 +63,11 @@ const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…`
 
 /** SQLSTATEs for text Postgres cannot store: 22021 character_not_in_repertoire (NUL, bad UTF-8), 22P05 untranslatable_character (\u0000 in jsonb). */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-/** The database or another dependency is down or unreachable: node's socket errors, postgres.js's connection errors, SQLSTATE class 08 and 57P01-57P03, 53300. */
+/**
+ * The database or another dependency is down, unreachable or overloaded: node's socket errors,
+ * postgres.js's connection errors, SQLSTATE class 08, 57P01-57P03, 53300, and 57014 (a statement
+ * cancelled by DB_STATEMENT_TIMEOUT_MS).
+ */
 const UNAVAILABLE = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -75,6 +80,7 @@ const UNAVAILABLE = new Set([
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',
   'CONNECT_TIMEOUT',
+  '57014',
   '57P01',
   '57P02',
   '57P03',
@@ -99,6 +105,8 @@ export function classifyInfraError(err: unknown): 'unstorable_text' | 'unavailab
  * API does not declare: an over-long id is just an invalid id).
  */
 export function answerFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  // Sent before any hook runs (helmet's included): the security headers are set here.
+  reply.headers(SECURITY_HEADERS);
   if (err.code === 'FST_ERR_BAD_URL') {
     void reply.status(400).send({ error: 'the URL path is not valid: percent-encoding must be % and two hex digits, and decode to UTF-8' });
   } else if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -108,6 +116,10 @@ export function answerFrameworkError(err: FastifyError, req: FastifyRequest, rep
     void reply.status(500).send({ error: 'internal error; please retry' });
   }
 }
+
+const RAW_SECURITY_HEADERS = Object.entries(SECURITY_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 
 /**
  * fastify's `clientErrorHandler` (a malformed request or a connection-level refusal, before any
@@ -124,7 +136,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   const body = JSON.stringify({ error: message });
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n${RAW_SECURITY_HEADERS}Connection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(err);

@@ -18,7 +18,7 @@ export interface PreparedJob {
   params: Record<string, unknown>;
 }
 
-/** One file an attempt writes, under `jobs/<id>/outputs/<name>`. */
+/** One file an attempt writes, under `jobs/<id>/outputs/<attempt_id>/<name>` (its own folder: jobs/job-access.ts). */
 export interface OutputFile {
   contentType: string;
   /** When set, the file is JSON that must match this schema before the job completes. */

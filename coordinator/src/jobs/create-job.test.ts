@@ -5,7 +5,7 @@ import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.t
 let ctx: EngineCtx;
 beforeAll(async () => {
   ctx = await createEngineCtx();
-});
+}, 60_000); // PGlite runs the migrations: seconds on a busy machine
 afterAll(async () => {
   await ctx.close();
 });
@@ -63,7 +63,7 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     const id = created.value.job_id;
     expect((await uploadUrlCall(ctx, c, id)).value.upload_url).toMatch(/^http/);
     await expect(completeUploadCall(ctx, c, id)).rejects.toMatchObject({ code: 'upload_missing', next: { call: 'upload_url', jobId: id } });
-    await ctx.blobs.put(`jobs/${id}/source`, Buffer.from('bytes'), 'audio/wav');
+    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('bytes'), 'audio/wav');
     const before = ctx.notified.outbox;
     expect((await completeUploadCall(ctx, c, id)).value).toEqual({ job_id: id, status: 'processing' });
     expect((await completeUploadCall(ctx, c, id)).value).toEqual({ job_id: id, status: 'processing' });

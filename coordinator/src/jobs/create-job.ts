@@ -6,11 +6,14 @@ import { jobEvents, jobs, sessions } from '../db/schema.ts';
 import { definitionFor } from '../job-types/registry.ts';
 import type { JobTypeDefinition } from '../job-types/definition.ts';
 import { AppError } from '../lib/app-error.ts';
+import { addMs } from '../lib/clock.ts';
 import { collectPayment, type PaymentInput } from '../payments/gate.ts';
+import { requestDigest } from '../payments/request-binding.ts';
 import { depositInfo, ensureCheckout, jobCharge } from '../payments/job-payments.ts';
 import { newSessionRow } from '../sessions/session-service.ts';
 import { reloadJob } from './job-access.ts';
 import { markJobPaid } from './mark-paid.ts';
+import { OPEN_JOB_TTL_MS } from './open-job-expiry.ts';
 import { transitionJob } from './transition-job.ts';
 
 /** Who creates the job: a session, or (billing on, no session) the payment credential itself. */
@@ -58,6 +61,8 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
     params: prepared.params,
     createdAt: now,
     updatedAt: now,
+    // Unpaid or never uploaded, it is deleted then (open-job-expiry.ts); an upload URL moves it.
+    expiresAt: addMs(now, OPEN_JOB_TTL_MS),
   };
   const base = { job_id: id, job_type: req.job_type, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
 
@@ -98,6 +103,8 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
     description: `cutroom ${req.job_type}${prepared.mediaKind ? ` (${prepared.mediaKind})` : ''} job`,
     jobId: null,
     ledgerJobId: id,
+    // The credential must answer a challenge issued for this very request body.
+    requestBinding: requestDigest(req),
   };
   const paid = await collectPayment(ctx, caller.payment, charge, async (tx, settlement) => {
     await tx.insert(sessions).values(session.row);

@@ -12,14 +12,18 @@ function refuseWhileRunning(job: JobRow): void {
   }
 }
 
-/** Once the source and every output are gone, a finished job becomes `deleted`. */
+/**
+ * Once the source and every output are gone, a finished job becomes `deleted`. What else is left
+ * under its prefix (other attempts' outputs) is scheduled for the sweeper's purge (expires_at now).
+ */
 async function markDeletedWhenEmpty(ctx: Ctx, jobId: string): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).limit(1);
     if (!job || (job.status !== 'completed' && job.status !== 'failed')) return;
     const left = await tx.select({ id: jobOutputs.id }).from(jobOutputs).where(eq(jobOutputs.jobId, jobId)).limit(1);
     if (left.length || (job.sourceKey && !job.sourceDeletedAt)) return;
-    await transitionJob(tx, { jobId, from: job.status, to: 'deleted', reason: 'deleted by caller', now: ctx.clock.now() });
+    const now = ctx.clock.now();
+    await transitionJob(tx, { jobId, from: job.status, to: 'deleted', reason: 'deleted by caller', now, patch: { expiresAt: now } });
   });
 }
 

@@ -13,8 +13,37 @@ export async function loadOwnedJob(db: DbOrTx, jobId: string, sessionId: string)
   return job;
 }
 
+/**
+ * Object keys. Everything a job stores lives under `jobs/<id>/`, so retention and deletion remove
+ * one prefix:
+ * - `upload`: where the caller's presigned PUT writes; complete-upload moves it to `source`, so a
+ *   URL that is still valid can never change what agents process;
+ * - `source`: the committed upload (no URL writes it);
+ * - `outputs/<attempt_id>/<name>`: one folder per attempt, so a stale attempt's late upload lands
+ *   in its own folder and never replaces the outputs the job completed with (job_outputs names them).
+ */
+export const jobPrefixOf = (jobId: string): string => `jobs/${jobId}/`;
+export const uploadKeyOf = (jobId: string): string => `jobs/${jobId}/upload`;
 export const sourceKeyOf = (jobId: string): string => `jobs/${jobId}/source`;
-export const outputKeyOf = (jobId: string, name: string): string => `jobs/${jobId}/outputs/${name}`;
+export const outputKeyOf = (jobId: string, attemptId: string, name: string): string => `jobs/${jobId}/outputs/${attemptId}/${name}`;
+
+export type JobKey = { jobId: string } & ({ kind: 'upload' } | { kind: 'source' } | { kind: 'output'; attemptId: string; name: string } | { kind: 'other' });
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+const JOB_KEY = new RegExp(`^jobs/(${UUID})/(.+)$`);
+const OUTPUT_KEY = new RegExp(`^outputs/(${UUID})/([^/]+)$`);
+
+/** What a key under `jobs/<id>/` is; null for a key outside any job. */
+export function parseJobKey(key: string): JobKey | null {
+  const m = JOB_KEY.exec(key);
+  if (!m) return null;
+  const [, jobId, rest] = m as unknown as [string, string, string];
+  if (rest === 'upload') return { jobId, kind: 'upload' };
+  if (rest === 'source') return { jobId, kind: 'source' };
+  const out = OUTPUT_KEY.exec(rest);
+  if (out) return { jobId, kind: 'output', attemptId: out[1]!, name: out[2]! };
+  return { jobId, kind: 'other' };
+}
 
 /** The job as stored now (after a transaction changed it). */
 export async function reloadJob(db: DbOrTx, id: string): Promise<JobRow> {

@@ -1,10 +1,13 @@
+import { and, eq } from 'drizzle-orm';
 import { isUploadJobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import type { JobRow } from '../db/schema.ts';
+import { jobs, type JobRow } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
 import { definitionOf } from '../job-types/registry.ts';
 import { AppError } from '../lib/app-error.ts';
-import { sourceKeyOf } from './job-access.ts';
+import type { BlobHead } from '../storage/blob-store.ts';
+import { reloadJob, sourceKeyOf, uploadKeyOf } from './job-access.ts';
+import { uploadUrlExpiry } from './open-job-expiry.ts';
 import { transitionJob } from './transition-job.ts';
 import { isActive } from './transitions.ts';
 
@@ -18,36 +21,33 @@ function requirePaid(job: JobRow): void {
   if (job.paymentStatus !== 'paid') throw new AppError('payment_required', 'this job is not paid yet');
 }
 
-/** The upload URL of a job the caller owns and has paid: a presigned PUT bound to its content type. */
+/**
+ * The upload URL of a job the caller owns and has paid: a presigned PUT bound to its content type.
+ * The job then expires (objects deleted, payment refunded) when this URL has lapsed plus a margin
+ * and the upload was not completed; asking again moves that deadline.
+ */
 export async function getUploadUrl(ctx: Ctx, job: JobRow) {
   requireUploadJob(job);
   requirePaid(job);
   if (job.status !== 'uploading') {
     throw new AppError('conflict', `the upload of this job is closed (status ${job.status})`);
   }
-  const upload_url = await ctx.blobs.presignPut(sourceKeyOf(job.id), {
+  const now = ctx.clock.now();
+  const [open] = await ctx.db
+    .update(jobs)
+    .set({ expiresAt: uploadUrlExpiry(now, ctx.config), updatedAt: now })
+    .where(and(eq(jobs.id, job.id), eq(jobs.status, 'uploading')))
+    .returning({ id: jobs.id });
+  if (!open) throw new AppError('conflict', 'the upload of this job is closed (it expired or was completed meanwhile)');
+  const upload_url = await ctx.blobs.presignPut(uploadKeyOf(job.id), {
     expiresInSeconds: ctx.config.PRESIGN_TTL_SECONDS,
     contentType: job.contentType,
   });
   return { job_id: job.id, upload_url };
 }
 
-/**
- * Completes an upload: checks the object reached storage (and is within limits), then queues
- * the job: status → its type's first stage and an outbox wake-up, in one transaction.
- * Repeating the call on a queued or running job answers `processing` again.
- */
-export async function completeUpload(ctx: Ctx, job: JobRow) {
-  requireUploadJob(job);
-  requirePaid(job);
-  const reply = { job_id: job.id, status: 'processing' as const };
-  if (isActive(job.status)) return reply;
-  if (job.status !== 'uploading') throw new AppError('conflict', `this job cannot start processing (status ${job.status})`);
-
-  const key = sourceKeyOf(job.id);
-  const head = await ctx.blobs.head(key);
-  if (!head)
-    throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
+/** Refuses an empty or oversized stored file, deleting it (the caller uploads again). */
+async function checkSize(ctx: Ctx, key: string, head: BlobHead): Promise<void> {
   if (head.size === 0) {
     await ctx.blobs.delete(key);
     throw new AppError('upload_missing', 'the uploaded file is empty: upload it again');
@@ -56,6 +56,50 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
     await ctx.blobs.delete(key);
     throw new AppError('payload_too_large', `the uploaded file is ${head.size} bytes; the limit is ${ctx.config.UPLOAD_MAX_BYTES}`);
   }
+}
+
+/**
+ * Commits the caller's upload: checks its size, then moves it from the key its URL writes to the
+ * job's source key inside the store, and checks what was committed again. The upload URL may
+ * still be valid, but nothing it writes can reach the committed source, so the file agents
+ * process is the one measured here (S3 cannot bound a presigned PUT's size; this is the bound).
+ * Returns the committed head, or null when nothing was uploaded.
+ */
+async function commitUpload(ctx: Ctx, job: JobRow): Promise<BlobHead | null> {
+  const uploaded = uploadKeyOf(job.id);
+  const source = sourceKeyOf(job.id);
+  const head = await ctx.blobs.head(uploaded);
+  if (!head) {
+    // Already committed by an earlier call that did not get to queue the job (or written by a URL
+    // issued before uploads were committed by a move): no URL writes the source key now.
+    const committed = await ctx.blobs.head(source);
+    if (committed) await checkSize(ctx, source, committed);
+    return committed;
+  }
+  await checkSize(ctx, uploaded, head);
+  const committed = await ctx.blobs.move(uploaded, source);
+  if (committed) await checkSize(ctx, source, committed);
+  return committed;
+}
+
+/**
+ * Completes an upload: commits the stored object (within limits), then queues the job: status →
+ * its type's first stage and an outbox wake-up, in one transaction. Repeating the call on a
+ * queued or running job answers `processing` again.
+ */
+export async function completeUpload(ctx: Ctx, job: JobRow) {
+  requireUploadJob(job);
+  requirePaid(job);
+  const reply = { job_id: job.id, status: 'processing' as const };
+  if (isActive(job.status)) return reply;
+  if (job.status !== 'uploading') throw new AppError('conflict', `this job cannot start processing (status ${job.status})`);
+
+  const head = await commitUpload(ctx, job);
+  if (!head) {
+    if (isActive((await reloadJob(ctx.db, job.id)).status)) return reply; // a concurrent call committed and queued it
+    throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
+  }
+  const key = sourceKeyOf(job.id);
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
     const row = await transitionJob(tx, {
@@ -64,11 +108,22 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
       to: definitionOf(job.jobType).stages[0],
       reason: 'upload completed',
       now,
-      patch: { sourceKey: key, fileSize: head.size },
+      // Not expiring while queued or running: the job's retention starts when it ends.
+      patch: { sourceKey: key, fileSize: head.size, expiresAt: null },
     });
     if (row) await enqueueWakeup(tx, job.id, job.jobType, now);
     return row;
   });
-  if (moved) ctx.notifyOutbox();
-  return reply;
+  if (moved) {
+    ctx.notifyOutbox();
+    return reply;
+  }
+  // Someone moved the job first: a concurrent complete-upload (then it is queued), or the sweeper
+  // expired it (then the source just committed goes too: its purge may already have run).
+  const current = await reloadJob(ctx.db, job.id);
+  if (isActive(current.status)) return reply;
+  if (current.status === 'deleted') {
+    await ctx.blobs.delete(key).catch((err: unknown) => ctx.logger.warn({ err, job_id: job.id }, 'could not delete the source of an expired job'));
+  }
+  throw new AppError('conflict', `this job cannot start processing (status ${current.status})`);
 }

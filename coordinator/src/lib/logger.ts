@@ -14,8 +14,58 @@ export const REDACTED_PATHS = [
   '*.credential',
 ];
 
-/** Structured JSON logs. Tokens and payment credentials never reach them. */
+/** Query parameters whose values may be logged; every other value (sig, session_id, X-Amz-*) is redacted. */
+const LOGGABLE_QUERY = new Set(['format', 'op', 'exp', 'ct']);
+
+/**
+ * A request target as logs may show it: the path, and each query parameter's name with its value
+ * replaced by `[redacted]` unless it is harmless (signatures of presigned URLs and checkout
+ * session ids are capabilities).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq >= 0 && LOGGABLE_QUERY.has(name) ? pair : `${name}=[redacted]`;
+    });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
+interface LoggedRequest {
+  raw?: unknown;
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/**
+ * fastify's request serializer (method, url, host, remote address), with the query string
+ * redacted; fastify merges a logger's own serializers over its defaults. A plain `req` object
+ * logged by hand is left as it is (the redact paths above still apply).
+ */
+export const serializers = {
+  req: (req: LoggedRequest) =>
+    req && typeof req === 'object' && 'raw' in req
+      ? {
+          method: req.method,
+          url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+          host: req.host,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }
+      : req,
+};
+
+/** Structured JSON logs. Tokens, payment credentials and URL signatures never reach them. */
 export function createLogger(level: string, name = 'coordinator', destination?: DestinationStream): Logger {
-  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
+  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers };
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,20 +1,32 @@
-import { eq } from 'drizzle-orm';
 import { RAIL_CURRENCY, RAIL_OF_METHOD, type Rail } from '@cutroom/shared/payment-methods';
 import type { Db, Tx } from '../db/database.ts';
-import { paymentConsumptions } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Billing } from './billing.ts';
-import { recordMovement } from './ledger.ts';
 import { assertRequestBinding, parsePaymentAuthorization, verifyChallengeEcho } from './mpp/credential.ts';
 import { checkEvmCredential, evmChallengeNonce, parseEvmPayload, parseEvmRequest, type Eip3009Authorization } from './mpp/evm-method.ts';
 import { decodeRequest } from './mpp/challenge.ts';
 import { formatReceipt } from './mpp/receipt.ts';
 import { checkStripeCredential, parseStripePayload, parseStripeRequest, stripeIdempotencyKey } from './mpp/stripe-method.ts';
 import { buildOffer, type Offer } from './offer.ts';
+import { BroadcastUncertainError, SettlementAnomaly, type SignedTx } from './rails/chain-rail.ts';
+import {
+  type Attempt,
+  checkConsumption,
+  checkRecovery,
+  claimConsumption,
+  type ConsumptionRow,
+  deferConsumption,
+  failConsumption,
+  isOpen,
+  type Outcome,
+  recordChainTx,
+  releaseConsumption,
+  settleConsumption,
+} from './settlement.ts';
 import { PaymentProblem, type Charge, type Settlement } from './types.ts';
-import { buildPaymentRequirements, checkX402Payment, formatPaymentResponse, parsePaymentSignature } from './x402/x402-v2.ts';
+import { buildPaymentRequirements, checkX402Payment, formatPaymentResponse, parsePaymentSignature, verifyX402Binding } from './x402/x402-v2.ts';
 
 export interface GateDeps {
   db: Db;
@@ -49,6 +61,8 @@ export interface Paid {
   headers: Record<string, string>;
 }
 
+type OnSettled = (tx: Tx, s: Settlement) => Promise<void>;
+
 /** Does the request carry a payment credential (MPP or x402)? */
 export const hasCredential = (p: PaymentInput): boolean => Boolean(p.paymentSignature) || /^Payment\s/i.test(p.authorization ?? '');
 
@@ -58,8 +72,14 @@ export const hasCredential = (p: PaymentInput): boolean => Boolean(p.paymentSign
  * or a concurrent duplicate is refused without touching the rail. `onSettled` runs in the same
  * transaction that records the consumption and the ledger charge: a job is marked paid exactly
  * when its money is on the books.
+ *
+ * When the rail's answer does not come (a receipt wait times out, the processor fails after the
+ * charge may have run), the consumption stays `pending` and the caller gets a retryable 503
+ * (`unavailable`) saying the payment is being confirmed: never "nothing was charged". Repeating
+ * the call with the same credential asks the rail again and completes it once the payment
+ * confirms; the reconciler (reconcile.ts) ends it otherwise.
  */
-export async function collectPayment(deps: GateDeps, input: PaymentInput, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Paid> {
+export async function collectPayment(deps: GateDeps, input: PaymentInput, charge: Charge, onSettled: OnSettled): Promise<Paid> {
   const now = deps.clock.now();
   const offer = buildOffer(deps.billing, charge, input.resourceUrl, now, input.callerTag);
   if (!hasCredential(input)) throw new PaymentRequiredError(offer, null, `${charge.description}: payment required`);
@@ -77,63 +97,7 @@ export async function collectPayment(deps: GateDeps, input: PaymentInput, charge
   }
 }
 
-async function consume(deps: GateDeps, key: string, method: string, jobId: string | null, challengeId?: string): Promise<void> {
-  const rows = await deps.db
-    .insert(paymentConsumptions)
-    .values({ challengeId: key, method, jobId, state: 'settling', createdAt: deps.clock.now() })
-    .onConflictDoNothing()
-    .returning({ id: paymentConsumptions.challengeId });
-  if (!rows.length) {
-    throw new PaymentProblem(
-      'invalid-challenge',
-      jobId ? 'this credential was already used, or this job is already paid or being paid' : 'this credential was already used',
-      { challengeId },
-    );
-  }
-}
-
-async function release(deps: GateDeps, key: string): Promise<void> {
-  await deps.db.delete(paymentConsumptions).where(eq(paymentConsumptions.challengeId, key));
-}
-
-/** Settles on the rail; a refusal or an outage frees the consumption so the payer can retry. */
-async function settleOnce(
-  deps: GateDeps,
-  key: string,
-  settle: () => Promise<Settlement>,
-  charge: Charge,
-  onSettled: (tx: Tx, s: Settlement) => Promise<void>,
-): Promise<Settlement> {
-  let settlement: Settlement;
-  try {
-    settlement = await settle();
-  } catch (err) {
-    await release(deps, key);
-    if (err instanceof PaymentProblem || err instanceof AppError) throw err;
-    deps.logger.error({ err: err instanceof Error ? err.message : String(err), job_id: charge.jobId }, 'payment rail unavailable');
-    throw new AppError('unavailable', 'the payment network is unavailable right now; nothing was charged, retry shortly');
-  }
-  const now = deps.clock.now();
-  await deps.db.transaction(async (tx) => {
-    await tx.update(paymentConsumptions).set({ state: 'settled', reference: settlement.reference }).where(eq(paymentConsumptions.challengeId, key));
-    await recordMovement(tx, {
-      jobId: charge.ledgerJobId ?? charge.jobId,
-      rail: settlement.rail,
-      kind: 'charge',
-      amount: settlement.amount,
-      currency: settlement.currency,
-      state: 'done',
-      reference: settlement.reference,
-      payer: settlement.payer,
-      idempotencyKey: `charge:${key}`,
-      now,
-    });
-    await onSettled(tx, settlement);
-  });
-  return settlement;
-}
-
-async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: Charge, onSettled: (tx: Tx, s: Settlement) => Promise<void>): Promise<Paid> {
+async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: Charge, onSettled: OnSettled): Promise<Paid> {
   const { billing } = deps;
   const cred = parsePaymentAuthorization(header);
   const method = cred.challenge.method;
@@ -147,7 +111,7 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
   const echoed = verifyChallengeEcho(billing.challengeSecret, cred.challenge, deps.clock.now());
   assertRequestBinding(expected, echoed, cred.challenge.id);
   const challengeId = cred.challenge.id;
-  assertIssuedToOwner(charge, cred.challenge.opaque, challengeId);
+  assertIssuedFor(charge, cred.challenge.opaque, challengeId);
 
   if (method === 'evm') {
     const request = parseEvmRequest(echoed, challengeId);
@@ -160,82 +124,56 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
       domain: billing.chain!.domain,
       now: deps.clock.now(),
     });
-    await consume(deps, challengeId, method, charge.jobId, challengeId);
-    const s = await settleOnce(
-      deps,
-      challengeId,
-      async () => {
-        const { txHash } = await billing.chain!.settle(toRailAuth(auth), { amount: charge.amounts.chain!, nonce: evmChallengeNonce(cred.challenge) });
-        return {
-          rail,
-          method,
-          amount: charge.amounts.chain!,
-          currency: RAIL_CURRENCY.chain,
-          reference: txHash,
-          payer: `did:pkh:eip155:${billing.chain!.chainId}:${payer}`,
-        };
-      },
+    const s = await settleOnChain(deps, {
+      key: challengeId,
+      method,
       charge,
+      auth,
+      nonce: evmChallengeNonce(cred.challenge),
+      payer: `did:pkh:eip155:${billing.chain!.chainId}:${payer}`,
+      challengeId,
       onSettled,
-    );
+    });
     return { settlement: s, headers: receiptHeaders(method, s.reference, deps.clock.now()) };
   }
   const request = parseStripeRequest(echoed, challengeId);
   const payload = parseStripePayload(cred.payload);
   checkStripeCredential({ request, payload, challengeId });
-  await consume(deps, challengeId, method, charge.jobId, challengeId);
-  const s = await settleOnce(
-    deps,
-    challengeId,
-    async () => {
-      const { paymentIntentId } = await billing.card!.chargeSpt({
-        spt: payload.spt,
-        amountCents: Number(charge.amounts.card!),
-        currency: RAIL_CURRENCY.card,
-        idempotencyKey: stripeIdempotencyKey(challengeId, payload.spt),
-        metadata: { job_id: charge.jobId ?? '', challenge_id: challengeId },
-      });
-      return { rail, method, amount: charge.amounts.card!, currency: RAIL_CURRENCY.card, reference: paymentIntentId, payer: null };
-    },
-    charge,
-    onSettled,
-  );
+  const s = await settleByCard(deps, { key: challengeId, method, charge, spt: payload.spt, challengeId, onSettled });
   return { settlement: s, headers: receiptHeaders(method, s.reference, deps.clock.now()) };
 }
 
-async function settleX402(
-  deps: GateDeps,
-  input: PaymentInput,
-  offer: Offer,
-  charge: Charge,
-  onSettled: (tx: Tx, s: Settlement) => Promise<void>,
-): Promise<Paid> {
+async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, charge: Charge, onSettled: OnSettled): Promise<Paid> {
   const chain = deps.billing.chain;
   if (!chain || !offer.x402) throw new PaymentProblem('method-unsupported', 'x402 is not accepted here');
-  // x402 has no challenge to bind an owner to; its clients keep the bearer token beside PAYMENT-SIGNATURE.
+  // x402's clients keep the bearer token beside PAYMENT-SIGNATURE: a session-owned job is paid with it.
   if (charge.ownerTag && input.callerTag !== charge.ownerTag) {
     throw new PaymentProblem('invalid-challenge', "pay for this job with its owner's session token in Authorization");
   }
   const payment = parsePaymentSignature(input.paymentSignature!);
+  const now = deps.clock.now();
+  // The challenge the payment answers must have been issued for this resource, job, price, owner
+  // and request (x402-v2.ts "Binding"): the signed authorization itself names none of them.
+  verifyX402Binding({ ...offer.x402.scope, secret: deps.billing.challengeSecret }, payment.extensions, now, {
+    owner: charge.ownerTag,
+    request: charge.requestBinding,
+  });
   const { payer, source } = await checkX402Payment({
     payment,
     expected: buildPaymentRequirements(offer.x402.input),
     resourceUrl: input.resourceUrl,
-    now: deps.clock.now(),
+    now,
   });
-  // x402 has no challenge id: the client's EIP-3009 nonce identifies the payment.
-  const key = `x402:${payment.authorization.from.toLowerCase()}:${payment.authorization.nonce}`;
-  await consume(deps, key, 'x402', charge.jobId);
-  const s = await settleOnce(
-    deps,
-    key,
-    async () => {
-      const { txHash } = await chain.settle(toRailAuth(payment.authorization), { amount: charge.amounts.chain!, nonce: payment.authorization.nonce });
-      return { rail: 'chain', method: 'x402', amount: charge.amounts.chain!, currency: RAIL_CURRENCY.chain, reference: txHash, payer: source };
-    },
+  // The client's EIP-3009 nonce identifies the payment (the token refuses it twice).
+  const s = await settleOnChain(deps, {
+    key: `x402:${payment.authorization.from.toLowerCase()}:${payment.authorization.nonce}`,
+    method: 'x402',
     charge,
+    auth: payment.authorization,
+    nonce: payment.authorization.nonce,
+    payer: source,
     onSettled,
-  );
+  });
   return {
     settlement: s,
     headers: {
@@ -245,17 +183,210 @@ async function settleX402(
   };
 }
 
-/** A credential for a session-owned job must answer a challenge that was issued to that session. */
-function assertIssuedToOwner(charge: Charge, opaque: string | undefined, challengeId: string): void {
-  if (!charge.ownerTag) return;
-  let owner: unknown;
+interface ChainPayment {
+  key: string;
+  method: string;
+  charge: Charge;
+  auth: Eip3009Authorization;
+  nonce: `0x${string}`;
+  payer: string;
+  challengeId?: string;
+  onSettled: OnSettled;
+}
+
+/**
+ * Relays on the chain: the signed relay's hash is recorded on the consumption before it is
+ * broadcast, then the request waits up to the rail's receipt timeout. Reverted (and no copy of
+ * the authorization mined instead): failed. No receipt in time, an uncertain broadcast, or a
+ * receipt without our Transfer: pending, answered 503, reconciled.
+ */
+async function settleOnChain(deps: GateDeps, p: ChainPayment): Promise<Settlement> {
+  const chain = deps.billing.chain!;
+  const railAuth = toRailAuth(p.auth);
+  const attempt: Attempt = {
+    key: p.key,
+    method: p.method,
+    rail: 'chain',
+    jobId: p.charge.jobId,
+    ledgerJobId: p.charge.ledgerJobId ?? p.charge.jobId,
+    amount: p.charge.amounts.chain!,
+    currency: RAIL_CURRENCY.chain,
+    payer: p.payer,
+    recovery: { rail: 'chain', from: p.auth.from, nonce: p.nonce, value: railAuth.value, validBefore: railAuth.validBefore },
+  };
+  const resumed = await claim(deps, attempt, p.onSettled, p.challengeId);
+  if (resumed) return resumed;
+
+  let tx: SignedTx;
   try {
-    owner = opaque ? decodeRequest({ request: opaque })['owner'] : undefined;
-  } catch {
-    owner = undefined;
+    ({ tx } = await chain.relay(railAuth, { amount: attempt.amount, nonce: p.nonce }, (signed) => recordChainTx(deps.db, p.key, signed, deps.clock.now())));
+  } catch (err) {
+    if (err instanceof BroadcastUncertainError) return conclude(deps, attempt, { status: 'unknown', reason: err.message }, p.onSettled, err);
+    // Nothing was broadcast: the credential is free again.
+    await releaseConsumption(deps.db, p.key);
+    throw refusedOrUnavailable(deps, err, p.charge);
   }
-  if (owner !== charge.ownerTag) {
+  let outcome: Outcome;
+  let problem: PaymentProblem | undefined;
+  try {
+    await chain.confirm(tx, railAuth);
+    outcome = { status: 'settled', reference: tx.hash };
+  } catch (err) {
+    if (err instanceof PaymentProblem) {
+      // Our relay reverted: if a copy of the authorization was mined first, the money moved anyway.
+      problem = err;
+      outcome = await checkRecovery(deps.billing, { ...attempt.recovery, tx } as typeof attempt.recovery);
+    } else if (err instanceof SettlementAnomaly) {
+      outcome = { status: 'anomaly', reason: err.message };
+    } else {
+      outcome = { status: 'unknown', reason: err instanceof Error ? err.message : String(err) };
+    }
+  }
+  return conclude(deps, attempt, outcome, p.onSettled, problem);
+}
+
+interface CardPayment {
+  key: string;
+  method: string;
+  charge: Charge;
+  spt: string;
+  challengeId: string;
+  onSettled: OnSettled;
+}
+
+/** Charges the SPT. A decline is final (nothing charged, the credential is free again); any other
+ * failure leaves the charge open: it is re-run under the same idempotency key until it resolves. */
+async function settleByCard(deps: GateDeps, p: CardPayment): Promise<Settlement> {
+  const card = deps.billing.card!;
+  const params = {
+    spt: p.spt,
+    amountCents: Number(p.charge.amounts.card!),
+    currency: RAIL_CURRENCY.card,
+    idempotencyKey: stripeIdempotencyKey(p.challengeId, p.spt),
+    metadata: { job_id: p.charge.jobId ?? '', challenge_id: p.challengeId },
+  };
+  const attempt: Attempt = {
+    key: p.key,
+    method: p.method,
+    rail: 'card',
+    jobId: p.charge.jobId,
+    ledgerJobId: p.charge.ledgerJobId ?? p.charge.jobId,
+    amount: p.charge.amounts.card!,
+    currency: RAIL_CURRENCY.card,
+    payer: null,
+    recovery: { rail: 'card', ...params },
+  };
+  const resumed = await claim(deps, attempt, p.onSettled, p.challengeId);
+  if (resumed) return resumed;
+  let outcome: Outcome;
+  try {
+    const { paymentIntentId } = await card.chargeSpt(params);
+    outcome = { status: 'settled', reference: paymentIntentId };
+  } catch (err) {
+    if (err instanceof PaymentProblem || err instanceof AppError) {
+      await releaseConsumption(deps.db, p.key);
+      throw err;
+    }
+    outcome = { status: 'unknown', reason: err instanceof Error ? err.message : String(err) };
+  }
+  return conclude(deps, attempt, outcome, p.onSettled);
+}
+
+/**
+ * Consumes the credential. Returns null to go on settling, or the settlement when this credential
+ * was already paying and its payment resolved now. Refuses a used credential and a second one
+ * for a job that is paid or being paid; answers 503 while an earlier payment is still open.
+ */
+async function claim(deps: GateDeps, attempt: Attempt, onSettled: OnSettled, challengeId?: string): Promise<Settlement | null> {
+  const now = deps.clock.now();
+  const conflict = await claimConsumption(deps.db, attempt, now);
+  if (!conflict) return null;
+  if (conflict.kind === 'job-taken') {
+    const other = conflict.row;
+    if (other && isOpen(other, now, deps.billing)) throw pendingError(other, attempt, 'earlier');
+    throw new PaymentProblem('invalid-challenge', 'this job is already paid or being paid', { challengeId });
+  }
+  const { row } = conflict;
+  if (!isOpen(row, now, deps.billing)) {
+    throw new PaymentProblem(
+      'invalid-challenge',
+      attempt.jobId ? 'this credential was already used, or this job is already paid or being paid' : 'this credential was already used',
+      {
+        challengeId,
+      },
+    );
+  }
+  // The same credential again, its earlier outcome open: ask the rail now.
+  const outcome = await checkConsumption(deps.billing, row);
+  if (outcome.status === 'failed') {
+    // Nothing moved: book the failed attempt, then settle this credential afresh (once).
+    await failConsumption(deps.db, attempt.key, outcome.reason, now);
+    if (!(await claimConsumption(deps.db, attempt, deps.clock.now()))) return null;
+    throw new PaymentProblem('invalid-challenge', 'this credential is being settled by another request', { challengeId });
+  }
+  return conclude(deps, attempt, outcome, onSettled);
+}
+
+/** Ends the request's part of a settlement: settled → booked and returned; failed → refused; open → 503. */
+async function conclude(deps: GateDeps, attempt: Attempt, outcome: Outcome, onSettled: OnSettled, problem?: Error): Promise<Settlement> {
+  const now = deps.clock.now();
+  if (outcome.status === 'settled') {
+    const { result, settlement } = await settleConsumption(deps.db, attempt.key, outcome.reference, { ledgerJobId: attempt.ledgerJobId }, onSettled, now);
+    // The reconciler booked it a moment earlier, with its own onSettled (the job marked paid, or
+    // the money queued back when there was no job): this request's onSettled did not run.
+    if (result === 'already') {
+      throw new AppError('unavailable', `Your payment (${settlement.reference}) was confirmed while this request was checking it; repeat this request.`);
+    }
+    return settlement;
+  }
+  if (outcome.status === 'failed') {
+    await failConsumption(deps.db, attempt.key, outcome.reason, now);
+    if (problem instanceof PaymentProblem) throw problem;
+    throw new PaymentProblem('verification-failed', 'The payment did not go through, and no money moved; pay with a new credential.');
+  }
+  const deferred = await deferConsumption(deps.db, attempt.key, outcome, now);
+  const log = { job_id: attempt.ledgerJobId, key: attempt.key, reason: outcome.reason, err: problem?.message };
+  if (deferred?.state === 'stuck') deps.logger.error(log, 'payment outcome needs an operator');
+  else deps.logger.warn(log, 'payment outcome unknown; reconciling');
+  throw pendingError(deferred?.row ?? null, attempt, 'yours');
+}
+
+/** The retryable answer (503, Retry-After) while a payment's outcome is open. It never says nothing was charged. */
+function pendingError(row: ConsumptionRow | null, attempt: Attempt, whose: 'yours' | 'earlier'): AppError {
+  const ref = row?.reference ? ` (${row.rail === 'card' ? 'payment' : 'transaction'} ${row.reference})` : '';
+  const where = (row?.rail ?? attempt.rail) === 'chain' ? 'on the chain' : 'by the card processor';
+  const poll = attempt.jobId ? "; or poll the job: its payment_status turns 'paid'" : '';
+  return new AppError(
+    'unavailable',
+    whose === 'yours'
+      ? `Your payment${ref} is not confirmed ${where} yet; it is being confirmed. Do not pay again: repeat this request with the same credential in a few seconds${poll}. If the payment does not go through, no money moves and you can pay with a new credential.`
+      : `An earlier payment for this job${ref} is not confirmed ${where} yet; it is being confirmed. Do not pay again: once it confirms the job is paid${poll}. If it does not go through, repeat this request with a new credential.`,
+  );
+}
+
+function refusedOrUnavailable(deps: GateDeps, err: unknown, charge: Charge): Error {
+  if (err instanceof PaymentProblem || err instanceof AppError) return err;
+  deps.logger.error({ err: err instanceof Error ? err.message : String(err), job_id: charge.jobId }, 'payment rail unavailable');
+  return new AppError('unavailable', 'the payment network is unavailable right now; nothing was charged, retry shortly');
+}
+
+/** A credential for a session-owned job must answer a challenge issued to that session; one for a
+ * request-bound call (paid creation) a challenge issued for that very request. */
+function assertIssuedFor(charge: Charge, opaque: string | undefined, challengeId: string): void {
+  if (!charge.ownerTag && charge.requestBinding === undefined) return;
+  let meta: Record<string, unknown> = {};
+  try {
+    meta = opaque ? decodeRequest({ request: opaque }) : {};
+  } catch {
+    meta = {};
+  }
+  if (charge.ownerTag && meta['owner'] !== charge.ownerTag) {
     throw new PaymentProblem('invalid-challenge', "this challenge was not issued to the job's owner: request it with the owner's session token", {
+      challengeId,
+    });
+  }
+  if (charge.requestBinding !== undefined && meta['request'] !== charge.requestBinding) {
+    throw new PaymentProblem('invalid-challenge', 'this challenge was issued for a different request: request a new 402 with this exact request', {
       challengeId,
     });
   }

@@ -13,11 +13,12 @@ export interface Movement {
   kind: LedgerKind;
   amount: bigint;
   currency: string;
-  state: 'pending' | 'done';
+  state: 'pending' | 'done' | 'failed';
   reference?: string | null;
   chargeReference?: string | null;
   payer?: string | null;
   idempotencyKey: string;
+  lastError?: string | null;
   now: Date;
 }
 
@@ -39,6 +40,7 @@ export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow
       chargeReference: m.chargeReference ?? null,
       payer: m.payer ?? null,
       idempotencyKey: m.idempotencyKey,
+      lastError: m.lastError ?? null,
       createdAt: m.now,
       updatedAt: m.now,
     })
@@ -87,6 +89,15 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
 
 /** A second payment for an already-paid job goes back to its payer. */
 export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<void> {
+  await queueSettlementRefund(tx, jobId, s, now, 'duplicate');
+}
+
+/**
+ * Pays a settlement back in full: `duplicate` (its job was already paid another way) or
+ * `unclaimed` (it confirmed only after the request that made it had ended, and there is no job
+ * to mark paid: paid creation, the smoke test). One refund per settlement, keyed by its reference.
+ */
+export async function queueSettlementRefund(tx: Tx, jobId: string | null, s: Settlement, now: Date, why: 'duplicate' | 'unclaimed'): Promise<void> {
   await recordMovement(tx, {
     jobId,
     rail: s.rail,
@@ -97,7 +108,7 @@ export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement,
     payer: s.payer,
     reference: null,
     chargeReference: s.reference,
-    idempotencyKey: `refund:duplicate:${s.reference}`,
+    idempotencyKey: `refund:${why}:${s.reference}`,
     now,
   });
 }

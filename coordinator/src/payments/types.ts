@@ -44,6 +44,12 @@ export interface Charge {
   ledgerJobId?: string;
   /** For a session-owned job: the owner tag a credential's challenge must carry (owner-tag.ts). */
   ownerTag?: string;
+  /**
+   * For a call whose price names no job yet (paid creation): the digest of the request that gets
+   * the 402 (request-binding.ts `requestDigest`). Bound into the challenges; a credential is
+   * accepted only by a request with the same digest.
+   */
+  requestBinding?: string;
   amounts: Partial<Record<Rail, bigint>>;
 }
 

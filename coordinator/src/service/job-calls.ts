@@ -5,6 +5,8 @@ import { describeJob } from '../jobs/job-view.ts';
 import { payIfDue } from '../jobs/pay-job.ts';
 import { processJob } from '../jobs/process-job.ts';
 import { completeUpload, getUploadUrl, requireUploadJob } from '../jobs/upload.ts';
+import type { JobRow } from '../db/schema.ts';
+import { AppError } from '../lib/app-error.ts';
 import { checkoutFor } from '../payments/checkout.ts';
 import { jobCreatorOf, jobForGatedCall, ownedJob } from './caller.ts';
 import { paymentInputOf, type Credentials } from './credentials.ts';
@@ -26,10 +28,16 @@ export async function getJobCall(ctx: Ctx, creds: Credentials, jobId: string): P
   return describeJob(ctx, await ownedJob(ctx, creds, jobId));
 }
 
+/** A job that expired unpaid (or never uploaded) is gone: refused before the payment gate could charge for it. */
+function refuseExpired(job: JobRow): void {
+  if (job.status === 'deleted') throw new AppError('conflict', `job ${job.id} has expired or was deleted (status deleted); create a new job`);
+}
+
 /** A presigned upload URL; takes the payment first while the job is unpaid (402 without a credential). */
 export async function uploadUrlCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; upload_url: string }>> {
   const job = await jobForGatedCall(ctx, creds, jobId);
   requireUploadJob(job);
+  refuseExpired(job);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: await getUploadUrl(ctx, paid.job), receipt: paid.receipt };
 }
@@ -38,6 +46,7 @@ export async function uploadUrlCall(ctx: Ctx, creds: Credentials, jobId: string)
 export async function completeUploadCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
   const job = await jobForGatedCall(ctx, creds, jobId);
   requireUploadJob(job);
+  refuseExpired(job);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: await completeUpload(ctx, paid.job), receipt: paid.receipt };
 }
@@ -49,5 +58,7 @@ export async function processCall(ctx: Ctx, creds: Credentials, jobId: string): 
 
 /** The job's hosted card checkout, created on first use. */
 export async function checkoutCall(ctx: Ctx, creds: Credentials, jobId: string) {
-  return checkoutFor(ctx, await ownedJob(ctx, creds, jobId));
+  const job = await ownedJob(ctx, creds, jobId);
+  refuseExpired(job);
+  return checkoutFor(ctx, job);
 }

@@ -31,8 +31,18 @@ export interface BlobStore {
   put(key: string, body: Buffer | string, contentType: string): Promise<void>;
   /** idempotent: deleting an absent key succeeds */
   delete(key: string): Promise<void>;
-  /** deletes every key that starts with prefix; returns how many were deleted */
+  /**
+   * Deletes every key that starts with prefix; returns how many were deleted. A key that cannot
+   * be deleted does not stop the others: they are all tried, then BlobDeleteError names the ones
+   * left (the caller retries later).
+   */
   deletePrefix(prefix: string): Promise<number>;
+  /**
+   * Moves the object at `from` to `to` inside the store (replacing `to`; no bytes pass through the
+   * coordinator) and returns what `to` now holds, or null when `from` does not exist. Commits an
+   * upload: a URL signed for `from` can never change the object at `to`.
+   */
+  move(from: string, to: string): Promise<BlobHead | null>;
   /** creates the bucket/folder if missing */
   ensureReady(): Promise<void>;
 }
@@ -43,6 +53,22 @@ export class BlobNotFoundError extends Error {
     super(`blob "${key}" does not exist: it was never uploaded, or has expired and been deleted`);
     this.name = 'BlobNotFoundError';
     this.key = key;
+  }
+}
+
+/** deletePrefix could not delete some keys (it deleted the others). */
+export class BlobDeleteError extends Error {
+  readonly prefix: string;
+  /** The keys still there, with why (the first few). */
+  readonly failures: readonly { key: string; reason: string }[];
+  readonly deleted: number;
+  constructor(prefix: string, failures: readonly { key: string; reason: string }[], deleted: number) {
+    const first = failures[0];
+    super(`could not delete ${failures.length} object(s) under ${prefix} (deleted ${deleted}), e.g. ${first?.key}: ${first?.reason}`);
+    this.name = 'BlobDeleteError';
+    this.prefix = prefix;
+    this.failures = failures.slice(0, 20);
+    this.deleted = deleted;
   }
 }
 

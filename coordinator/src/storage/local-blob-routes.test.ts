@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { registerLocalBlobRoutes } from './local-blob-routes.ts';
+import { registerLocalBlobRoutes, type BlobWriteCheck } from './local-blob-routes.ts';
 import { LocalBlobStore } from './local-blob-store.ts';
 
 let root: string;
@@ -87,6 +87,38 @@ describe('PUT /blobs/*', () => {
     const res = await app.inject({ method: 'PUT', url: await getUrl(), payload: 'x', headers: { 'content-type': 'video/mp4' } });
     expect(res.statusCode).toBe(403);
     expect(res.json().error).toContain('op=get');
+  });
+});
+
+describe('PUT /blobs/* with a write check', () => {
+  async function appWith(acceptsWrite: BlobWriteCheck) {
+    const guarded = Fastify();
+    registerLocalBlobRoutes(guarded, store, { acceptsWrite });
+    await guarded.ready();
+    return guarded;
+  }
+
+  it('refuses before reading the body when the check says the URL’s purpose is over', async () => {
+    const guarded = await appWith(async () => ({ allowed: false, status: 409, message: 'the upload of job a is closed' }));
+    const res = await guarded.inject({ method: 'PUT', url: await putUrl(), payload: 'x', headers: { 'content-type': 'video/mp4' } });
+    expect([res.statusCode, res.json()]).toEqual([409, { error: 'the upload of job a is closed' }]);
+    expect(res.headers.connection).toBe('close');
+    expect(await store.head('jobs/a/source')).toBeNull();
+    await guarded.close();
+  });
+
+  it('takes the write back when the purpose ended while the body streamed', async () => {
+    let calls = 0;
+    const guarded = await appWith(async () => (++calls === 1 ? { allowed: true } : { allowed: false, status: 409, message: 'closed meanwhile' }));
+    const res = await guarded.inject({ method: 'PUT', url: await putUrl(), payload: 'x', headers: { 'content-type': 'video/mp4' } });
+    expect([res.statusCode, calls]).toEqual([409, 2]);
+    expect(await store.head('jobs/a/source')).toBeNull();
+    await guarded.close();
+  });
+
+  it('checks nothing but the signature without a check', async () => {
+    const res = await app.inject({ method: 'PUT', url: await putUrl(), payload: 'x', headers: { 'content-type': 'video/mp4' } });
+    expect(res.statusCode).toBe(200);
   });
 });
 

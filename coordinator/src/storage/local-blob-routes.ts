@@ -9,16 +9,28 @@ import { BlobTooLargeError, isCode } from './local-blob-files.ts';
 import type { LocalBlobStore } from './local-blob-store.ts';
 import { parseByteRange } from './parse-byte-range.ts';
 
+/**
+ * Whether a presigned PUT may still write `key` now. A valid signature only proves that we handed
+ * the URL out; what it was handed out for can end before the URL does (a job's upload once the
+ * job left `uploading`, an attempt's outputs once it lost the job). Injected by the coordinator,
+ * so storage knows nothing about jobs. S3 has no such hook: there, commits and per-attempt keys
+ * make a late write harmless instead (ARCHITECTURE.md, Storage).
+ */
+export type BlobWriteCheck = (key: string) => Promise<BlobWriteVerdict>;
+export type BlobWriteVerdict = { allowed: true } | { allowed: false; status: 403 | 404 | 409 | 410; message: string };
+
 export interface LocalBlobRoutesOptions {
   store: LocalBlobStore;
+  /** Asked before a signed PUT reads its body. @default every signed PUT may write */
+  acceptsWrite?: BlobWriteCheck;
 }
 
 /** Registers the routes in their own encapsulated context (own body parsing and error shape). */
-export function registerLocalBlobRoutes(app: FastifyInstance, store: LocalBlobStore): void {
-  app.register(localBlobRoutes, { store });
+export function registerLocalBlobRoutes(app: FastifyInstance, store: LocalBlobStore, opts: { acceptsWrite?: BlobWriteCheck } = {}): void {
+  app.register(localBlobRoutes, { store, ...opts });
 }
 
-export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async (scope, { store }) => {
+export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async (scope, { store, acceptsWrite }) => {
   // Media bodies must reach the handler as the raw stream: no JSON/text parsing, no buffering,
   // whatever the Content-Type (even application/json blobs).
   scope.removeAllContentTypeParsers();
@@ -32,8 +44,9 @@ export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async
   // Not part of the public API, so hidden from /openapi.json: these are presigned URLs (as S3's
   // are), handed out by the API already signed, never composed by callers. Their statuses:
   // 200/206 bytes, 400 invalid key / Content-Type, 403 bad or expired signature, 404 no blob,
-  // 413 too large, 416 range outside the blob. @fastify/swagger would otherwise list them with
-  // a lone 200 and a path parameter named `*`.
+  // 409 (or what acceptsWrite says) the URL's purpose is over, 413 too large, 416 range outside
+  // the blob. @fastify/swagger would otherwise list them with a lone 200 and a path parameter
+  // named `*`.
   const hidden = { schema: { hide: true } };
 
   // HEAD is declared, not left to fastify's automatic HEAD route: that one would read the whole
@@ -90,12 +103,20 @@ export const localBlobRoutes: FastifyPluginAsync<LocalBlobRoutesOptions> = async
     }
     const declared = Number(req.headers['content-length'] ?? NaN);
     if (declared > store.maxUploadBytes) return refuse(413, new BlobTooLargeError(store.maxUploadBytes).message);
+    const verdict = acceptsWrite ? await acceptsWrite(key) : { allowed: true as const };
+    if (!verdict.allowed) return refuse(verdict.status, verdict.message);
     if (!req.body) return refuse(400, 'the upload has no body: send the file bytes as the request body');
     try {
       await store.putStream(key, req.body as Readable, check.fields.ct, store.maxUploadBytes);
     } catch (err) {
       if (err instanceof BlobTooLargeError) return refuse(413, err.message);
       throw err;
+    }
+    // The purpose may have ended while the body streamed (a long upload): take the write back.
+    const after = acceptsWrite ? await acceptsWrite(key) : { allowed: true as const };
+    if (!after.allowed) {
+      await store.delete(key);
+      return sendError(reply, after.status, after.message);
     }
     return reply.code(200).send();
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BlobNotFoundError, InvalidBlobKeyError } from './blob-store.ts';
+import { BlobDeleteError, BlobNotFoundError, InvalidBlobKeyError } from './blob-store.ts';
 import { BlobTooLargeError } from './local-blob-files.ts';
 import { LocalBlobStore } from './local-blob-store.ts';
 
@@ -57,6 +57,29 @@ describe('LocalBlobStore', () => {
     expect(await store.deletePrefix('jobs/a')).toBe(1);
     expect(await store.deletePrefix('jobs/zzz/')).toBe(0);
     expect(await store.head('jobs/b/source')).not.toBeNull();
+  });
+
+  it('deletePrefix goes on past a key it cannot delete, then names it', async () => {
+    for (const k of ['jobs/a/source', 'jobs/a/stuck', 'jobs/a/upload']) await store.put(k, 'x', 'text/plain');
+    const real = store.delete.bind(store);
+    store.delete = async (key) => (key === 'jobs/a/stuck' ? Promise.reject(new Error('EPERM: operation not permitted')) : real(key));
+    const err = await store.deletePrefix('jobs/a/').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BlobDeleteError);
+    expect(err).toMatchObject({ deleted: 2, failures: [{ key: 'jobs/a/stuck', reason: 'EPERM: operation not permitted' }] });
+    expect(await store.head('jobs/a/source')).toBeNull();
+    expect(await store.head('jobs/a/upload')).toBeNull();
+    expect(await store.head('jobs/a/stuck')).not.toBeNull();
+  });
+
+  it('moves a blob with its type, replacing the target; a missing one moves nothing', async () => {
+    await store.put('jobs/a/upload', 'new bytes', 'audio/wav');
+    await store.put('jobs/a/source', 'old', 'audio/mpeg');
+    expect(await store.move('jobs/a/upload', 'jobs/a/source')).toEqual({ size: 9, contentType: 'audio/wav' });
+    expect((await store.getBytes('jobs/a/source')).toString()).toBe('new bytes');
+    expect(await store.head('jobs/a/upload')).toBeNull();
+    expect(await store.move('jobs/a/upload', 'jobs/a/source')).toBeNull();
+    expect(await store.head('jobs/a/source')).toEqual({ size: 9, contentType: 'audio/wav' });
+    expect(await readdir(join(root, 'blobs', 'jobs', 'a'))).toEqual(['source', 'source#meta.json']);
   });
 
   it('leaves no temp file behind when an upload exceeds the limit', async () => {

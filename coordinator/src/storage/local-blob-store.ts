@@ -1,10 +1,10 @@
 // BlobStore on a local folder, for single-machine installs and tests. Presigned URLs point at the
 // coordinator itself (see local-blob-routes.ts), signed with an HMAC secret.
-import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { BlobHead, BlobStore, PresignGetOptions, PresignPutOptions } from './blob-store.ts';
-import { BlobNotFoundError, assertValidBlobKey, assertValidBlobPrefix } from './blob-store.ts';
+import { BlobDeleteError, BlobNotFoundError, assertValidBlobKey, assertValidBlobPrefix } from './blob-store.ts';
 import { assertValidContentType } from './content-disposition.ts';
 import { META_SUFFIX, isCode, listKeysUnder, pruneEmptyDirs, writeFileAtomic } from './local-blob-files.ts';
 import { buildSignedBlobUrl, verifySignedBlobQuery, type BlobUrlOp, type SignatureCheck } from './local-blob-signing.ts';
@@ -123,19 +123,47 @@ export class LocalBlobStore implements BlobStore {
     const slash = prefix.lastIndexOf('/');
     const baseDir = slash < 0 ? this.#root : join(this.#root, prefix.slice(0, slash));
     const keys = (await listKeysUnder(this.#root, baseDir)).filter((k) => k.startsWith(prefix));
-    for (const key of keys) await this.delete(key);
+    // One file that cannot be removed must not keep the others: try them all, then report.
+    const failures: { key: string; reason: string }[] = [];
+    for (const key of keys) {
+      try {
+        await this.delete(key);
+      } catch (err) {
+        failures.push({ key, reason: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    if (failures.length) throw new BlobDeleteError(prefix, failures, keys.length - failures.length);
     return keys.length;
   }
 
-  async #removeFiles(path: string): Promise<void> {
-    for (const file of [path, path + META_SUFFIX]) {
+  async move(from: string, to: string): Promise<BlobHead | null> {
+    const src = this.#pathOf(from);
+    const dst = this.#pathOf(to);
+    const file = await this.locate(from);
+    if (!file) return null;
+    // One rename: a reader of `to` sees the old or the new bytes, never a part. A concurrent
+    // delete may prune the target's folder between mkdir and rename (see pruneEmptyDirs): retry.
+    for (let attempt = 1; ; attempt++) {
+      await mkdir(dirname(dst), { recursive: true });
       try {
-        await unlink(file);
+        await rename(src, dst);
+        break;
       } catch (err) {
-        // Absent, or a folder (the key is only a prefix of other keys): nothing to delete.
-        if (!['ENOENT', 'ENOTDIR', 'EISDIR'].some((c) => isCode(err, c))) throw err;
+        if (!isCode(err, 'ENOENT')) throw err;
+        if (!(await this.locate(from))) return null; // moved or deleted since locate()
+        if (attempt >= 3) throw err;
       }
     }
+    // The type travels with the bytes; a file without a sidecar loses the old one's.
+    if (file.contentType === null) await unlinkIfPresent(dst + META_SUFFIX);
+    else await writeFile(dst + META_SUFFIX, JSON.stringify({ contentType: file.contentType }));
+    await unlinkIfPresent(src + META_SUFFIX);
+    await pruneEmptyDirs(this.#root, dirname(src));
+    return this.head(to);
+  }
+
+  async #removeFiles(path: string): Promise<void> {
+    for (const file of [path, path + META_SUFFIX]) await unlinkIfPresent(file);
   }
 
   async #readType(path: string): Promise<string | null> {
@@ -152,5 +180,14 @@ export class LocalBlobStore implements BlobStore {
   #pathOf(key: string): string {
     assertValidBlobKey(key); // also guarantees the path stays inside root
     return join(this.#root, key);
+  }
+}
+
+async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    // Absent, or a folder (the key is only a prefix of other keys): nothing to delete.
+    if (!['ENOENT', 'ENOTDIR', 'EISDIR'].some((c) => isCode(err, c))) throw err;
   }
 }

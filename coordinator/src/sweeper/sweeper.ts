@@ -1,88 +1,103 @@
-import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
-import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
+import type { CoordinatorConfig } from '../config.ts';
 import type { Ctx } from '../context.ts';
-import { jobOutputs, jobs } from '../db/schema.ts';
 import { processRefunds } from '../payments/refunder.ts';
-import { endAttempt } from '../jobs/end-attempt.ts';
-import { failJob } from '../jobs/fail-job.ts';
-import { requeueJob } from '../jobs/requeue-job.ts';
-import { transitionJob } from '../jobs/transition-job.ts';
+import { leasePass } from './lease-pass.ts';
+import { openJobPass } from './open-job-pass.ts';
+import { purgePass } from './purge-pass.ts';
+import { retentionPass } from './retention-pass.ts';
+import { wakeupPass } from './wakeup-pass.ts';
+import { idempotencyPass } from '../idempotency/sweep-pass.ts';
+import { markJobPaid } from '../jobs/mark-paid.ts';
+import { reconcilePayments } from '../payments/reconcile.ts';
 
 /**
- * One sweep, with the injected clock:
- *  1. attempts whose lease ran out (agent killed, host gone) end as `lease_expired`; the job is
- *     requeued to its type's first stage with a new wake-up, or failed (and refunded) after
- *     MAX_ATTEMPTS;
- *  2. finished jobs past expires_at lose their stored source and outputs and become `deleted`.
- * Each job is handled in its own transaction guarded by the fence it read, so a sweep racing a
- * late heartbeat or a second coordinator changes nothing twice.
+ * One housekeeping step the sweeper runs on every tick, with the injected clock's `now`. It
+ * returns counts for logs and tests. A pass handles each row in its own transaction guarded by
+ * what it read, so a sweep racing a late heartbeat, a caller or a second coordinator changes
+ * nothing twice; a row that fails is logged and left for the next sweep, never stopping the rest.
  */
-export async function sweepOnce(ctx: Ctx): Promise<{ requeued: number; failed: number; expired: number }> {
-  const now = ctx.clock.now();
-  const result = { requeued: 0, failed: 0, expired: 0 };
-  const lapsed = await ctx.db
-    .select()
-    .from(jobs)
-    .where(and(isNotNull(jobs.currentAttemptId), lt(jobs.leaseExpiresAt, now), inArray(jobs.status, [...ACTIVE_STATUSES])))
-    .limit(100);
-  for (const job of lapsed) {
-    const attemptId = job.currentAttemptId!;
-    const fence = and(eq(jobs.currentAttemptId, attemptId), lt(jobs.leaseExpiresAt, now));
-    const outcome = await ctx.db.transaction(async (tx) => {
-      // The fenced job update decides; the attempt row is ended only when it won, so a lease
-      // renewed by a late heartbeat leaves the live attempt untouched.
-      const lost = { code: 'lease_expired', message: `lease expired after ${ctx.config.LEASE_MS} ms without a heartbeat` } as const;
-      if (job.attemptCount >= ctx.config.MAX_ATTEMPTS) {
-        const row = await failJob(tx, {
-          jobId: job.id,
-          now,
-          code: 'attempts_exhausted',
-          message: `processing did not finish after ${job.attemptCount} attempts; the job was refunded`,
-          attemptId,
-          where: fence,
-        });
-        if (!row) return null;
-        await endAttempt(tx, attemptId, now, 'lease_expired', lost);
-        return 'failed' as const;
-      }
-      const row = await requeueJob(tx, job, { now, reason: 'lease expired', attemptId, where: fence });
-      if (!row) return null;
-      await endAttempt(tx, attemptId, now, 'lease_expired', lost);
-      return 'requeued' as const;
-    });
-    // The old holder may be alive but cut off (a paused process, a partition): tell it to stop.
-    if (outcome) ctx.cancelAttempt(attemptId);
-    if (outcome === 'requeued') result.requeued++;
-    if (outcome === 'failed') result.failed++;
-    ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, outcome }, 'lease expired');
-  }
-  if (result.requeued) ctx.notifyOutbox();
+export interface SweepPass {
+  name: string;
+  /** Counts of what it did (e.g. `{ requeued: 1 }`) for logs and tests; anything else is ignored. */
+  run(ctx: Ctx, now: Date): Promise<unknown>;
+}
 
-  const expired = await ctx.db
-    .select()
-    .from(jobs)
-    .where(and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now)))
-    .limit(100);
-  for (const job of expired) {
-    await ctx.blobs.deletePrefix(`jobs/${job.id}/`);
-    const moved = await ctx.db.transaction(async (tx) => {
-      await tx.delete(jobOutputs).where(eq(jobOutputs.jobId, job.id));
-      return transitionJob(tx, { jobId: job.id, from: job.status, to: 'deleted', reason: 'retention expired', now, patch: { sourceDeletedAt: now } });
-    });
-    if (moved) result.expired++;
+export interface SweepPolicy {
+  /** A queued job (active, no attempt) left alone this long gets a fresh wake-up. */
+  republishAfterMs: number;
+  /** A purge of a deleted job's objects that failed is tried again this much later. */
+  purgeRetryMs: number;
+  /** Rows per pass per sweep. */
+  batch: number;
+}
+
+/**
+ * Defaults: a wake-up that was lost (stream lost, or consumed by an agent whose claim was
+ * refused) is replaced after 5 minutes (or 4 leases, if longer). A job waiting in a backlog may
+ * get a redundant one then, which costs one refused claim.
+ */
+export function sweepPolicy(config: Pick<CoordinatorConfig, 'LEASE_MS'>, overrides: Partial<SweepPolicy> = {}): SweepPolicy {
+  return { republishAfterMs: Math.max(5 * 60_000, 4 * config.LEASE_MS), purgeRetryMs: 10 * 60_000, batch: 100, ...overrides };
+}
+
+/** Payments hand their periodic work in as passes too (refunds now; reconciliation next). */
+export const refundPass: SweepPass = { name: 'refunds', run: (ctx) => processRefunds(ctx) };
+
+/**
+ * The passes, in order:
+ *  1. leases: attempts whose lease ran out end as `lease_expired`; the job is requeued with a new
+ *     wake-up, or failed (refunded) after MAX_ATTEMPTS;
+ *  2. wakeups: a queued job nobody claimed for `republishAfterMs` gets a new wake-up;
+ *  3. open-jobs: `pending`/`uploading` jobs past their expiry become `deleted` (a paid one refunded);
+ *  4. retention: finished jobs past expires_at become `deleted`, output rows dropped;
+ *  5. purge: `deleted` jobs whose objects are due lose everything under `jobs/<id>/`;
+ *  6. refunds (billing on): queued refunds are paid out.
+ * Add a pass here (or hand startSweeper a list) to run more housekeeping on the same cadence.
+ */
+/** Payments whose outcome was unknown (or a crash left settling) end settled (job paid), failed or stuck. */
+export const paymentReconcilePass: SweepPass = { name: 'payment-reconcile', run: (ctx) => reconcilePayments(ctx, markJobPaid) };
+
+export function defaultSweepPasses(ctx: Ctx, overrides: Partial<SweepPolicy> = {}): SweepPass[] {
+  const policy = sweepPolicy(ctx.config, overrides);
+  return [
+    leasePass(policy),
+    wakeupPass(policy),
+    openJobPass(policy),
+    retentionPass(policy),
+    purgePass(policy),
+    idempotencyPass(policy),
+    ...(ctx.billing.enabled ? [paymentReconcilePass, refundPass] : []),
+  ];
+}
+
+export type SweepResult = Record<string, Record<string, number>>;
+
+/** Runs each pass once, in order. A pass that throws is logged and counted; the others still run. */
+export async function sweepOnce(ctx: Ctx, passes: readonly SweepPass[] = defaultSweepPasses(ctx)): Promise<SweepResult> {
+  const result: SweepResult = {};
+  for (const pass of passes) {
+    try {
+      result[pass.name] = countsOf(await pass.run(ctx, ctx.clock.now()));
+    } catch (err) {
+      ctx.logger.error({ err, pass: pass.name }, 'sweep pass failed');
+      result[pass.name] = { errors: 1 };
+    }
   }
   return result;
 }
 
-export function startSweeper(ctx: Ctx) {
-  let running: Promise<unknown> = Promise.resolve();
+function countsOf(value: unknown): Record<string, number> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => typeof e[1] === 'number'));
+}
+
+export function startSweeper(ctx: Ctx, passes: readonly SweepPass[] = defaultSweepPasses(ctx)) {
+  let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
-    running = running.then(() =>
-      Promise.all([
-        sweepOnce(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'sweep failed')),
-        ctx.billing.enabled ? processRefunds(ctx).catch((err: unknown) => ctx.logger.error({ err }, 'refund pass failed')) : null,
-      ]),
-    );
+    // A sweep slower than the interval is not queued up behind: the next tick after it runs.
+    running ??= sweepOnce(ctx, passes).finally(() => {
+      running = null;
+    });
   }, ctx.config.SWEEP_INTERVAL_MS);
   return {
     async stop() {

@@ -76,7 +76,8 @@ export async function queueTranscribeJob(ctx: EngineCtx, opts: { contentType?: s
   const creds = { bearer: session.session_token, authorization: `Bearer ${session.session_token}`, paymentSignature: undefined, resourceUrl: 'http://test/' };
   const contentType = opts.contentType ?? 'audio/wav';
   const created = await createJobCall(ctx, creds, { job_type: 'transcribe', filename: 'talk.wav', content_type: contentType });
-  await ctx.blobs.put(`jobs/${created.value.job_id}/source`, Buffer.from('RIFF not really a wav'), contentType);
+  // Where the upload URL writes; complete-upload commits it to the job's source.
+  await ctx.blobs.put(`jobs/${created.value.job_id}/upload`, Buffer.from('RIFF not really a wav'), contentType);
   await completeUploadCall(ctx, creds, created.value.job_id);
   return { jobId: created.value.job_id, token: session.session_token };
 }

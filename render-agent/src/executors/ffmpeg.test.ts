@@ -24,4 +24,12 @@ describe('buildExtractAudioArgs', () => {
     expect(args).toContain('-nostats');
     expect(args.indexOf('-progress')).toBeLessThan(args.indexOf('-i'));
   });
+
+  it('reads only local files with the accepted demuxers: the input guard comes before -i', () => {
+    const input = args.indexOf('-i');
+    expect(args[args.indexOf('-protocol_whitelist') + 1]).toBe('file');
+    expect(args[args.indexOf('-format_whitelist') + 1]).toBe('mp3,wav,mov,ogg,flac,matroska,aac,avi');
+    expect(args.indexOf('-protocol_whitelist')).toBeLessThan(input);
+    expect(args.indexOf('-format_whitelist')).toBeLessThan(input);
+  });
 });

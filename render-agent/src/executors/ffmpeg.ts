@@ -1,7 +1,7 @@
 import { execa, type ExecaError } from 'execa';
 import { PipelineError } from '../errors.ts';
 import { createFfmpegProgressParser } from './ffmpeg-progress.ts';
-import { asFileUrl } from './media-path.ts';
+import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
 
 export interface ExtractAudioPaths {
   input: string;
@@ -23,6 +23,8 @@ export function buildExtractAudioArgs({ input, output }: ExtractAudioPaths): str
     'pipe:1',
     '-nostats',
     '-y',
+    // Input options: only local files, only the accepted demuxers (see INPUT_GUARD_ARGS).
+    ...INPUT_GUARD_ARGS,
     '-i',
     asFileUrl(input),
     '-map',
@@ -50,11 +52,16 @@ export interface ExtractAudioOptions extends ExtractAudioPaths {
   onProgress?: (fraction: number) => void;
 }
 
-/** Extracts the audio track; rejects with the abort reason when `signal` fires (ffmpeg is killed). */
+/**
+ * Extracts the audio track; rejects with the abort reason when `signal` fires. ffmpeg runs in its
+ * own process group and the whole group is killed (SIGTERM, SIGKILL after 2 s), so nothing it
+ * started outlives it, even when FFMPEG_PATH is a wrapper script.
+ */
 export async function extractAudio(opts: ExtractAudioOptions): Promise<void> {
   const parser = createFfmpegProgressParser(opts.durationSeconds);
   const child = execa(opts.ffmpegPath, buildExtractAudioArgs(opts), {
     cancelSignal: opts.signal,
+    killDescendants: true,
     forceKillAfterDelay: 2_000,
     buffer: { stdout: false },
     maxBuffer: { stderr: 64 * 1024 },
@@ -67,19 +74,32 @@ export async function extractAudio(opts: ExtractAudioOptions): Promise<void> {
     await child;
   } catch (err) {
     opts.signal.throwIfAborted();
-    throw classifyExtractFailure(err as ExecaError);
+    throw classifyExtractFailure(err as ExecaError, opts);
   }
 }
 
 /**
  * ffprobe already accepted the file, so a failing decode is most likely a corrupt upload
- * (the caller's); a missing binary or a full disk is ours.
+ * (the caller's). Ours: a missing binary or a signal, a full disk, and anything ffmpeg says about
+ * the output or about files it cannot open (the work folder's state, not the upload's). The
+ * messages carry ffmpeg's last error line with the work-folder paths replaced, never the command line.
  */
-function classifyExtractFailure(err: ExecaError): PipelineError {
+function classifyExtractFailure(err: ExecaError, paths: ExtractAudioPaths): PipelineError {
   const stderr = String(err.stderr ?? '').trim();
-  const lastLine = stderr.split('\n').at(-1) ?? '';
-  if (err.exitCode === undefined || /No space left on device/i.test(stderr)) {
-    return new PipelineError('tool_failed', `ffmpeg failed while extracting audio: ${lastLine || err.shortMessage}`, { cause: err });
+  const rawLast = stderr.split('\n').at(-1) ?? '';
+  const lastLine = hidePaths(rawLast, { [paths.input]: 'source', [paths.output]: 'audio.wav' });
+  const ours =
+    err.exitCode === undefined ||
+    /No space left on device/i.test(stderr) ||
+    stderr.includes(asFileUrl(paths.output)) ||
+    /No such file or directory|Permission denied|Is a directory/i.test(rawLast);
+  if (ours) {
+    const why = lastLine || err.code || (err.signal ? `killed by ${err.signal}` : 'no exit status');
+    return new PipelineError('tool_failed', `ffmpeg failed while extracting audio: ${why}`, { cause: err });
+  }
+  if (FORMAT_REFUSED.test(stderr)) return new PipelineError('media_invalid', refusedFormatMessage(), { cause: err });
+  if (PROTOCOL_REFUSED.test(stderr)) {
+    return new PipelineError('media_invalid', 'the uploaded file refers to other files or URLs, which are not read', { cause: err });
   }
   return new PipelineError('media_invalid', `the audio in the uploaded file could not be decoded (${lastLine || `ffmpeg exit ${err.exitCode}`})`, {
     cause: err,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PipelineError } from '../errors.ts';
-import { assertTranscribable, parseProbeOutput } from './probe.ts';
+import { ACCEPTED_DEMUXERS, isAcceptedFormat } from './media-path.ts';
+import { assertTranscribable, buildProbeArgs, parseProbeOutput } from './probe.ts';
 
 const wav = { streams: [{ codec_type: 'audio', codec_name: 'pcm_s16le', duration: '7.100000' }], format: { format_name: 'wav', duration: '7.100000' } };
 const mp4 = {
@@ -42,6 +43,31 @@ describe('parseProbeOutput', () => {
   it('classifies empty or garbage output as media_invalid', () => {
     expect(codeOf(() => parseProbeOutput('{\n\n}'))).toBe('media_invalid');
     expect(codeOf(() => parseProbeOutput('not json'))).toBe('media_invalid');
+  });
+});
+
+describe('the input guard', () => {
+  it('probes only local files, and only with the demuxers of the accepted upload formats', () => {
+    const args = buildProbeArgs('/work/a b/source');
+    const input = args.indexOf('file:/work/a b/source');
+    expect(input).toBe(args.length - 1);
+    expect(args[args.indexOf('-protocol_whitelist') + 1]).toBe('file');
+    expect(args[args.indexOf('-format_whitelist') + 1]).toBe('mp3,wav,mov,ogg,flac,matroska,aac,avi');
+    expect(args.indexOf('-format_whitelist')).toBeLessThan(input);
+  });
+
+  it('accepts ffprobe format names of every accepted upload format', () => {
+    // MP3, WAV, MP4/M4A/MOV, OGG/Opus, FLAC, WebM/MKV, AAC, AVI as ffprobe names them.
+    for (const name of ['mp3', 'wav', 'mov,mp4,m4a,3gp,3g2,mj2', 'ogg', 'flac', 'matroska,webm', 'aac', 'avi']) expect(isAcceptedFormat(name)).toBe(true);
+    for (const name of ['hls', 'concat', 'image2', 'mpegts', 'tty', 'w64', 'webm_dash_manifest', 'lavfi', '']) expect(isAcceptedFormat(name)).toBe(false);
+    expect(ACCEPTED_DEMUXERS).toHaveLength(8);
+  });
+
+  it('refuses a probe result in any other format as media_invalid, naming what is accepted', () => {
+    const hls = { streams: [{ codec_type: 'audio', codec_name: 'aac' }], format: { format_name: 'hls', duration: '10' } };
+    expect(() => parseProbeOutput(JSON.stringify(hls))).toThrow(
+      expect.objectContaining({ code: 'media_invalid', message: expect.stringMatching(/\(hls\) is not in an accepted format; upload MP3, WAV, .*AVI/) }),
+    );
   });
 });
 

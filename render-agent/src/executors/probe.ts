@@ -3,7 +3,7 @@ import type { MediaInfo } from '@cutroom/proto';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { PipelineError } from '../errors.ts';
-import { asFileUrl } from './media-path.ts';
+import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, isAcceptedFormat, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
 
 /** The slice of `ffprobe -print_format json -show_format -show_streams` that we read. */
 const ProbeOutput = z.object({
@@ -43,6 +43,8 @@ export function parseProbeOutput(json: string): MediaInfo {
   if (!parsed.success || parsed.data.streams.length === 0 || !formatName) {
     throw new PipelineError('media_invalid', `${NOT_MEDIA} (no streams found)`);
   }
+  // ffprobe ran under -format_whitelist already; this also holds for a build that ignores it.
+  if (!isAcceptedFormat(formatName)) throw new PipelineError('media_invalid', refusedFormatMessage(formatName));
   const { streams, format } = parsed.data;
   const hasAudio = streams.some((s) => s.codec_type === 'audio');
   const hasVideo = streams.some((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
@@ -63,18 +65,37 @@ export function assertTranscribable(media: MediaInfo): void {
   }
 }
 
-/** Probes a local file. Throws PipelineError(media_invalid) when ffprobe cannot read it. */
+/** ffprobe's arguments: the input guard (protocols, demuxers) before the input, JSON out. */
+export function buildProbeArgs(input: string): string[] {
+  return ['-v', 'error', ...INPUT_GUARD_ARGS, '-print_format', 'json', '-show_format', '-show_streams', asFileUrl(input)];
+}
+
+/**
+ * Probes a local file. Throws PipelineError(media_invalid) when ffprobe cannot read it or its
+ * format is not one we accept. Unbounded by itself: the pipeline runs it under its stage limit
+ * (`signal` kills ffprobe's whole process group).
+ */
 export async function probeMedia(ffprobePath: string, input: string, signal?: AbortSignal): Promise<MediaInfo> {
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', asFileUrl(input)];
-  const r = await execa(ffprobePath, args, { reject: false, timeout: 60_000, ...(signal ? { cancelSignal: signal } : {}) });
+  const r = await execa(ffprobePath, buildProbeArgs(input), {
+    reject: false,
+    killDescendants: true,
+    forceKillAfterDelay: 2_000,
+    ...(signal ? { cancelSignal: signal } : {}),
+  });
   signal?.throwIfAborted();
   if (r.failed && r.exitCode === undefined) {
-    // Not started or killed (ENOENT, timeout): our problem, not the file's.
-    throw new PipelineError('tool_failed', `ffprobe could not run: ${r.shortMessage}`);
+    // Not started or killed (ENOENT, a signal): our problem, not the file's. No command line in
+    // the message (it names the work folder).
+    throw new PipelineError('tool_failed', `ffprobe could not run (${r.code ?? r.signal ?? 'no exit status'})`);
+  }
+  const stderr = String(r.stderr);
+  if (r.exitCode !== 0 && FORMAT_REFUSED.test(stderr)) throw new PipelineError('media_invalid', refusedFormatMessage());
+  if (r.exitCode !== 0 && PROTOCOL_REFUSED.test(stderr)) {
+    throw new PipelineError('media_invalid', `${NOT_MEDIA} (it refers to other files or URLs, which are not read)`);
   }
   if (r.exitCode !== 0) {
-    const why = String(r.stderr).trim().split('\n').at(-1) ?? '';
-    throw new PipelineError('media_invalid', `${NOT_MEDIA}${why ? ` (${why.replace(asFileUrl(input), 'source')})` : ''}`);
+    const why = hidePaths(stderr.trim().split('\n').at(-1) ?? '', { [input]: 'source' });
+    throw new PipelineError('media_invalid', `${NOT_MEDIA}${why ? ` (${why})` : ''}`);
   }
   return parseProbeOutput(String(r.stdout));
 }

@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { execa, type ExecaError } from 'execa';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { PipelineError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { hidePaths } from './media-path.ts';
 import { pythonEnv, TRANSCRIBE_SCRIPT } from '../python-scripts.ts';
 import { createTranscriptCollector } from './transcript-collector.ts';
 import { createLineSplitter, parseWhisperLine } from './whisper-events.ts';
@@ -16,7 +18,10 @@ export interface WhisperOptions {
   /** ISO 639-1 code to force, or null to detect. */
   language: string | null;
   allowDownload: boolean;
-  /** Aborting kills the child (SIGTERM, then SIGKILL after 2 s) and rejects with the reason. */
+  /**
+   * Aborting kills the child's whole process group (SIGTERM, then SIGKILL after 2 s), so nothing
+   * it started outlives it even when PYTHON is a wrapper, and rejects with the reason.
+   */
   signal: AbortSignal;
   onProgress?: (fraction: number) => void;
   /** Called with the child's pid once it has started (logs, and tests that check it is gone). */
@@ -48,6 +53,7 @@ export async function transcribeWithWhisper(o: WhisperOptions): Promise<Transcri
   const lines = createLineSplitter();
   const child = execa(o.python, buildWhisperArgs(o), {
     cancelSignal: o.signal,
+    killDescendants: true,
     forceKillAfterDelay: 2_000,
     env: pythonEnv(o.allowDownload),
     buffer: { stdout: false },
@@ -74,17 +80,30 @@ export async function transcribeWithWhisper(o: WhisperOptions): Promise<Transcri
     o.signal.throwIfAborted();
     lines.end().forEach(handle);
     // Prefer the child's own classified error line over the bare exit status.
-    throw collector.failure() ?? childFailure(err as ExecaError);
+    const own = collector.failure();
+    throw own ? new PipelineError(own.code, hideAudioPath(own.message, o.audioPath)) : childFailure(err as ExecaError, o.audioPath);
   }
   lines.end().forEach(handle);
-  return collector.finish();
+  try {
+    return collector.finish();
+  } catch (err) {
+    if (err instanceof PipelineError) throw new PipelineError(err.code, hideAudioPath(err.message, o.audioPath));
+    throw err;
+  }
 }
 
-function childFailure(err: ExecaError): PipelineError {
+/** The child names the audio by its work-folder path; the caller reads only its file name. */
+const hideAudioPath = (text: string, audioPath: string) => hidePaths(text, { [audioPath]: path.basename(audioPath) });
+
+/** The exit status and the last lines of stderr; not execa's message, which carries the command line. */
+function childFailure(err: ExecaError, audioPath: string): PipelineError {
+  const status = err.exitCode !== undefined ? `exit ${err.exitCode}` : (err.signal ?? err.code ?? 'did not start');
   const tail = String(err.stderr ?? '')
     .trim()
     .split('\n')
     .slice(-3)
     .join(' | ');
-  return new PipelineError('tool_failed', `the Whisper process failed (${err.shortMessage})${tail ? `: ${tail}` : ''}`.slice(0, 2000), { cause: err });
+  return new PipelineError('tool_failed', hideAudioPath(`the Whisper process failed (${status})${tail ? `: ${tail}` : ''}`, audioPath).slice(0, 2000), {
+    cause: err,
+  });
 }

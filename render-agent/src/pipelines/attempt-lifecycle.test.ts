@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CompleteRequest } from '@cutroom/proto';
 import { loadAgentConfig } from '../config.ts';
+import { TransientError } from '../coordinator-client.ts';
 import { AttemptAbortedError, PipelineError, StaleAttemptError } from '../errors.ts';
 import { createManualClock } from '../manual-clock.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
@@ -114,5 +115,54 @@ describe('runAttemptLifecycle', () => {
       throw new PipelineError('tool_failed', 'ffmpeg crashed');
     });
     expect(outcome).toBe('aborted');
+  });
+
+  it('never puts a work-folder path or file: URL in the fail message, whatever the error says', async () => {
+    const { ctx, client, dir } = setup();
+    await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async (d) => {
+      throw new PipelineError('media_invalid', `the audio could not be decoded (file:${d}/source: Invalid data found when processing input)`);
+    });
+    await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async (d) => {
+      // What Node says when a file under the work folder is missing.
+      throw new Error(`ENOENT: no such file or directory, open '${d}/audio.wav'`);
+    });
+    const messages = client.fail.mock.calls.map(([req]) => (req as { message: string }).message);
+    expect(messages).toEqual([
+      'the audio could not be decoded (source: Invalid data found when processing input)',
+      "render-agent internal error: ENOENT: no such file or directory, open 'audio.wav'",
+    ]);
+    for (const m of messages) {
+      expect(m).not.toContain(dir);
+      expect(m).not.toContain(workDir);
+      expect(m).not.toContain(tmpdir());
+    }
+  });
+
+  it('reports a stage that ran past its limit as stage_timeout', async () => {
+    const { ctx, client } = setup();
+    await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new PipelineError('stage_timeout', 'extracting the audio (ffmpeg) ran past its limit of 4.0 s and was stopped');
+    });
+    expect(client.fail).toHaveBeenCalledWith(expect.objectContaining({ code: 'stage_timeout' }), expect.any(AbortSignal));
+  });
+
+  it('gives up quietly, logging why, when the coordinator never takes complete (no fail is sent for it)', async () => {
+    const { ctx, client, logs, dir } = setup();
+    client.complete.mockRejectedValueOnce(new TransientError('/internal/v1/attempts/complete answered 503'));
+    const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => done);
+    expect(outcome).toBe('unreported');
+    expect(client.fail).not.toHaveBeenCalled();
+    expect(logs.find((l) => l.level === 50)).toMatchObject({ call: 'complete', msg: expect.stringMatching(/gave up reporting complete.*lease will expire/) });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('gives up the same way when the coordinator never takes fail', async () => {
+    const { ctx, client, logs } = setup();
+    client.fail.mockRejectedValueOnce(new TransientError('/internal/v1/attempts/fail answered 503'));
+    const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
+      throw new PipelineError('tool_failed', 'ffmpeg crashed');
+    });
+    expect(outcome).toBe('unreported');
+    expect(logs.find((l) => l.level === 50)).toMatchObject({ call: 'fail' });
   });
 });

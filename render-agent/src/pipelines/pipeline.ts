@@ -14,8 +14,11 @@ export type AssignedJobType = Assignment['job_type'];
 type AssignmentMap = { [A in Assignment as A['job_type']]: A };
 export type AssignmentFor<T extends AssignedJobType> = AssignmentMap[T];
 
-/** How the attempt ended, from this agent's point of view. */
-export type AttemptOutcome = 'completed' | 'failed' | 'aborted';
+/**
+ * How the attempt ended, from this agent's point of view. `unreported`: its result (complete or
+ * fail) was never taken by the coordinator, which requeues the job once the lease runs out.
+ */
+export type AttemptOutcome = 'completed' | 'failed' | 'aborted' | 'unreported';
 
 /** What every runner gets, set up by the claim handler for one attempt. */
 export interface PipelineContext {

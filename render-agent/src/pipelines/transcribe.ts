@@ -10,6 +10,7 @@ import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { confirmStillHolding, reportStage } from './fenced-calls.ts';
 import { downloadSource, uploadOutput } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
+import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
 import { buildTranscriptOutputs, isTranscribeOutputName } from './transcript-outputs.ts';
 
 /**
@@ -27,20 +28,30 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
   const source = path.join(dir, 'source');
   const audio = path.join(dir, 'audio.wav');
 
+  // Each child runs under a wall-clock limit (stage-limit.ts): one that hangs is killed and the
+  // attempt fails as stage_timeout, instead of its heartbeats keeping the lease forever.
+  const within = <T>(stage: LimitedStage, mediaSeconds: number, run: (s: AbortSignal) => Promise<T>) => {
+    const limitMs = stageLimitMs(stage, mediaSeconds, config.stageTimeouts);
+    log.debug({ stage, limit_ms: limitMs }, 'stage limit');
+    return runWithinLimit({ stage, limitMs, signal, clock }, run);
+  };
+
   const sourceBytes = await downloadSource(a.source.get_url, source, a.source.size, signal, clock);
   log.info({ bytes: sourceBytes }, 'source downloaded');
   progress.report('extracting_audio', 0);
-  const media: MediaInfo = await probeMedia(config.ffprobePath, source, signal);
+  const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
   assertTranscribable(media);
   log.info({ media }, 'source probed');
-  await extractAudio({
-    ffmpegPath: config.ffmpegPath,
-    input: source,
-    output: audio,
-    durationSeconds: media.duration_seconds,
-    signal,
-    onProgress: (f) => progress.report('extracting_audio', f),
-  });
+  await within('extract', media.duration_seconds, (s) =>
+    extractAudio({
+      ffmpegPath: config.ffmpegPath,
+      input: source,
+      output: audio,
+      durationSeconds: media.duration_seconds,
+      signal: s,
+      onProgress: (f) => progress.report('extracting_audio', f),
+    }),
+  );
   progress.report('extracting_audio', 1);
   progress.flush();
   // The source can be gigabytes; Whisper needs only the WAV from here on.
@@ -49,20 +60,22 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
   // The probe travels with the stage report: the coordinator checks it against what was paid for.
   await reportStage(ctx, 'transcribing', media, signal);
   progress.report('transcribing', 0);
-  const transcript = await transcribeWithWhisper({
-    python: config.python,
-    audioPath: audio,
-    model: a.params.model || config.whisper.model,
-    device: ctx.whisper.device,
-    computeType: ctx.whisper.computeType,
-    beamSize: config.whisper.beamSize,
-    language: a.params.language,
-    allowDownload: config.whisper.allowDownload,
-    signal,
-    logger: log,
-    onSpawn: (pid) => log.debug({ pid }, 'whisper child started'),
-    onProgress: (f) => progress.report('transcribing', f),
-  });
+  const transcript = await within('transcribe', media.duration_seconds, (s) =>
+    transcribeWithWhisper({
+      python: config.python,
+      audioPath: audio,
+      model: a.params.model || config.whisper.model,
+      device: ctx.whisper.device,
+      computeType: ctx.whisper.computeType,
+      beamSize: config.whisper.beamSize,
+      language: a.params.language,
+      allowDownload: config.whisper.allowDownload,
+      signal: s,
+      logger: log,
+      onSpawn: (pid) => log.debug({ pid }, 'whisper child started'),
+      onProgress: (f) => progress.report('transcribing', f),
+    }),
+  );
   progress.flush();
   log.info({ language: transcript.language, segments: transcript.segments.length, media_seconds: media.duration_seconds }, 'transcribed');
 

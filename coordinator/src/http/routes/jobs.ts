@@ -14,6 +14,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   app.post(
     '/jobs',
     {
+      config: { limit: 'job_create' },
       schema: {
         tags: ['jobs'],
         summary: 'Create a job',
@@ -42,6 +43,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   app.get(
     '/jobs/:id/upload-url',
     {
+      config: { limit: 'payment' },
       schema: {
         tags: ['jobs'],
         summary: 'Presigned URL to PUT the source file to (402 until the job is paid)',
@@ -58,6 +60,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   app.post(
     '/jobs/:id/complete-upload',
     {
+      config: { limit: 'payment' },
       schema: {
         tags: ['jobs'],
         summary: 'Verify the upload and start processing (402 until the job is paid)',
@@ -74,6 +77,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   app.post(
     '/jobs/:id/checkout',
     {
+      config: { limit: 'payment' },
       schema: {
         tags: ['jobs'],
         summary: 'Get or create the hosted card checkout of a job',
@@ -88,6 +92,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
   app.post(
     '/jobs/:id/process',
     {
+      config: { limit: 'payment' },
       schema: { tags: ['jobs'], summary: 'Start a no-upload derivative job', security, params: JobIdParams, response: { 200: ProcessingResponse, ...errors } },
     },
     async (req) => processCall(ctx, credentialsOf(ctx, req), req.params.id),

@@ -21,6 +21,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
   app.get(
     '/api/test',
     {
+      config: { limit: 'payment' },
       schema: {
         tags: ['payments'],
         summary: 'Payment smoke test: charges 0.01 (chain USDC or card USD) and echoes',

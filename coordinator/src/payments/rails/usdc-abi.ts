@@ -10,4 +10,6 @@ export const USDC_ABI = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)',
   'event Transfer(address indexed from, address indexed to, uint256 value)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+  // authorizationState is also true for an authorization its payer cancelled (nothing moved).
+  'event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)',
 ]);

@@ -16,9 +16,13 @@ import {
   chainIdOfNetwork,
   checkX402Payment,
   formatPaymentResponse,
+  issueX402Binding,
   PAYMENT_REQUIRED_HEADER,
   PAYMENT_RESPONSE_HEADER,
   parsePaymentSignature,
+  verifyX402Binding,
+  X402_BINDING_EXTENSION,
+  type X402BindingScope,
   x402Network,
 } from './x402-v2.ts';
 
@@ -217,4 +221,77 @@ describe('formatPaymentResponse', () => {
 it('EIP3009_TYPES matches mppx evm authorizationTypes', async () => {
   const { evm } = await import('mppx');
   expect(EIP3009_TYPES).toEqual(evm.authorizationTypes);
+});
+
+describe('the x402 challenge (extensions["cutroom-challenge"])', () => {
+  const scope: X402BindingScope = {
+    secret: 'x402-binding-secret-0123456789abcdef',
+    realm: 'cutroom.test',
+    resource: resourceUrl,
+    externalId: 'job-3f',
+    amount: 10_000n,
+    asset: BASE_USDC,
+    payTo,
+    network: 'eip155:8453',
+  };
+  const now = new Date();
+  const expires = new Date(now.getTime() + 600_000);
+  const binding = issueX402Binding(scope, expires, 'owner-a');
+  const bound = { ...input, binding };
+
+  async function problemType(fn: () => unknown) {
+    return (await problemOf(fn)).type;
+  }
+
+  it('rides in PAYMENT-REQUIRED and comes back from both stock clients, unchanged', async () => {
+    const required = decodePaymentRequiredHeader(buildPaymentRequired(bound));
+    expect(PaymentRequiredV2Schema.safeParse(required).success).toBe(true);
+    expect(required.extensions).toEqual({ [X402_BINDING_EXTENSION]: { info: binding, schema: expect.objectContaining({ type: 'object' }) } });
+
+    const stock = registerExactEvmScheme(new x402Client(), { signer: account });
+    const fromStock = parsePaymentSignature(encodePaymentSignatureHeader(await stock.createPaymentPayload(required)));
+    const mppx = Mppx.create({ polyfill: false, methods: [evmClient({ account })] });
+    const prepared = await mppx.preparePayment(new Response(null, { status: 402, headers: { [PAYMENT_REQUIRED_HEADER]: buildPaymentRequired(bound) } }));
+    const fromMppx = parsePaymentSignature(await prepared.createCredential());
+    for (const parsed of [fromStock, fromMppx]) {
+      expect(verifyX402Binding(scope, parsed.extensions, now, { owner: 'owner-a' })).toEqual(binding);
+      // The offer's `accepted` is unchanged by the binding: the signed terms are compared as before.
+      await expect(checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(bound), resourceUrl, now })).resolves.toMatchObject({
+        payer: account.address,
+      });
+    }
+  });
+
+  it('is refused for another job, resource, price, payee, owner or request, when expired, forged or missing', async () => {
+    const ext = { [X402_BINDING_EXTENSION]: { info: binding } };
+    expect(await problemType(() => verifyX402Binding({ ...scope, externalId: 'job-40' }, ext, now, {}))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding({ ...scope, resource: 'https://cutroom.test/api/v1/jobs/40/pay' }, ext, now, {}))).toBe(
+      'invalid-challenge',
+    );
+    expect(await problemType(() => verifyX402Binding({ ...scope, amount: 20_000n }, ext, now, {}))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding({ ...scope, payTo: '0x0000000000000000000000000000000000000001' }, ext, now, {}))).toBe(
+      'invalid-challenge',
+    );
+    expect(await problemType(() => verifyX402Binding(scope, ext, now, { owner: 'owner-b' }))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding(scope, ext, now, { request: 'sha-256=:x:' }))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding(scope, ext, new Date(expires.getTime() + 1), {}))).toBe('payment-expired');
+    expect(await problemType(() => verifyX402Binding(scope, { [X402_BINDING_EXTENSION]: { info: { ...binding, owner: 'owner-b' } } }, now, {}))).toBe(
+      'invalid-challenge',
+    );
+    expect(await problemType(() => verifyX402Binding({ ...scope, secret: 'another-secret-0123456789abcdefgh' }, ext, now, {}))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding(scope, undefined, now, {}))).toBe('invalid-challenge');
+    expect(await problemType(() => verifyX402Binding(scope, { [X402_BINDING_EXTENSION]: 'x' }, now, {}))).toBe('invalid-challenge');
+    // A request-bound one (paid creation) names its request.
+    const forRequest = issueX402Binding(scope, expires, 'anonymous', 'sha-256=:abc:');
+    expect(verifyX402Binding(scope, { [X402_BINDING_EXTENSION]: { info: forRequest } }, now, { request: 'sha-256=:abc:' })).toEqual(forRequest);
+  });
+
+  it('a payment must echo the resource of this route (leaving it out does not skip the check)', async () => {
+    const { payload } = await stockX402Signature();
+    const { resource: _dropped, ...withoutResource } = payload;
+    const parsed = parsePaymentSignature(encodePaymentSignatureHeader(withoutResource as PaymentPayload));
+    expect((await problemOf(() => checkX402Payment({ payment: parsed, expected: buildPaymentRequirements(input), resourceUrl, now: new Date() }))).type).toBe(
+      'verification-failed',
+    );
+  });
 });

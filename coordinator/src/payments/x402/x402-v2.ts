@@ -15,7 +15,14 @@
  * random nonce too unless the server sent mppx's own `extensions.mppx` route binding, which we
  * do not). Replay protection is the token contract's nonce state plus our consumed record.
  * The legacy v1 `X-PAYMENT` header is not accepted.
+ *
+ * Binding (WIRE.md "x402 binding"): nothing in the EIP-3009 message a stock client signs names
+ * the job (from, to, value, validAfter, validBefore, a random nonce), so the offer carries an
+ * HMAC-bound challenge in `extensions["cutroom-challenge"]` ({@link issueX402Binding}) that stock
+ * clients echo with `accepted` and `resource`; a payment is accepted only with an unexpired
+ * binding issued for this resource, job, price, owner and request ({@link verifyX402Binding}).
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodePaymentSignatureHeader, encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { PaymentRequired, PaymentRequirements, ResourceInfo, SettleResponse } from '@x402/core/types';
@@ -58,6 +65,8 @@ export interface BuildPaymentRequiredInput {
   extra: TokenDomain;
   /** Why a previous attempt failed (x402 reports failures here, with a 402). */
   error?: string;
+  /** The challenge this offer is bound to, sent as `extensions["cutroom-challenge"].info` ({@link issueX402Binding}). */
+  binding?: X402Binding;
 }
 
 /** `eip155:<chainId>`. */
@@ -107,6 +116,7 @@ export function buildPaymentRequiredObject(input: BuildPaymentRequiredInput): Pa
     ...(input.error !== undefined && { error: input.error }),
     resource,
     accepts: [buildPaymentRequirements(input)],
+    ...(input.binding !== undefined && { extensions: { [X402_BINDING_EXTENSION]: { info: input.binding, schema: X402_BINDING_SCHEMA } } }),
   };
 }
 
@@ -120,6 +130,8 @@ export interface ParsedX402Payment {
   /** The requirements the client says it paid (compare with ours: {@link checkX402Payment}). */
   accepted: PaymentRequirements;
   resource?: ResourceInfo;
+  /** What the client echoed (and added) under `extensions`. */
+  extensions?: Record<string, unknown>;
   chainId: number;
 }
 
@@ -140,7 +152,7 @@ export function parsePaymentSignature(headerValue: string): ParsedX402Payment {
   }
   const parsed = PaymentPayloadV2Schema.safeParse(decoded);
   if (!parsed.success) throw malformed('not an x402 v2 payment payload');
-  const { accepted, payload, resource } = parsed.data;
+  const { accepted, payload, resource, extensions } = parsed.data;
   if (accepted.scheme !== 'exact') throw malformed(`unsupported x402 scheme "${accepted.scheme.slice(0, 32)}"`);
   let chainId: number;
   try {
@@ -157,6 +169,7 @@ export function parsePaymentSignature(headerValue: string): ParsedX402Payment {
     authorization,
     accepted: accepted as PaymentRequirements,
     ...(resource !== undefined && { resource: resource as ResourceInfo }),
+    ...(isRecord(extensions) && { extensions }),
     chainId,
   };
 }
@@ -165,7 +178,7 @@ export interface CheckX402PaymentInput {
   payment: ParsedX402Payment;
   /** What this route offers now (rebuild with {@link buildPaymentRequirements}). */
   expected: PaymentRequirements;
-  /** The resource URL of this request; when the client echoed a resource, its url must match. */
+  /** The resource URL of this request: the payment must echo it as `resource.url` (stock clients do). */
   resourceUrl?: string;
   now: Date;
 }
@@ -182,7 +195,9 @@ export async function checkX402Payment(input: CheckX402PaymentInput): Promise<{ 
   if (encodeRequest(payment.accepted as unknown as Record<string, unknown>) !== encodeRequest(expected as unknown as Record<string, unknown>)) {
     throw paymentProblem('verification-failed', "x402 payment does not match this route's requirements");
   }
-  if (input.resourceUrl !== undefined && payment.resource !== undefined && payment.resource.url !== input.resourceUrl) {
+  // Required, not merely compared when present: a payment that leaves its resource out must not
+  // pass for whichever route it is presented to.
+  if (input.resourceUrl !== undefined && payment.resource?.url !== input.resourceUrl) {
     throw paymentProblem('verification-failed', 'x402 payment resource does not match this route');
   }
   const name = expected.extra?.name;
@@ -220,6 +235,114 @@ export function formatPaymentResponse(input: FormatPaymentResponseInput): string
     ...(input.errorReason !== undefined && { errorReason: input.errorReason }),
   };
   return encodePaymentResponseHeader(response);
+}
+
+/** The `extensions` key of our challenge in PAYMENT-REQUIRED (echoed in PAYMENT-SIGNATURE). */
+export const X402_BINDING_EXTENSION = 'cutroom-challenge';
+
+/** `extensions["cutroom-challenge"].info`: an HMAC-bound challenge, the x402 counterpart of an MPP challenge id. */
+export interface X402Binding {
+  /** base64url HMAC-SHA256 over the scope, `expires`, `owner` and `request` ({@link x402BindingId}). */
+  id: string;
+  /** RFC 3339; the same TTL as the MPP challenges of the same 402. */
+  expires: string;
+  /** Owner tag of the session the 402 went to, or `anonymous` (owner-tag.ts). */
+  owner: string;
+  /** Digest of the request that got the 402 (paid creation: request-binding.ts), when the route binds one. */
+  request?: string;
+}
+
+/** What a binding is issued for: the route's resource and job, and the offer's terms. */
+export interface X402BindingScope {
+  secret: string;
+  realm: string;
+  /** Absolute URL of the paid resource (the offer's `resource.url`). */
+  resource: string;
+  /** The job paid for (the MPP challenges' `externalId`); absent for paid creation and the smoke test. */
+  externalId?: string | undefined;
+  amount: bigint | string;
+  asset: string;
+  payTo: string;
+  network: string;
+}
+
+// x402 v2 extensions are {info, schema}: the schema tells a client what the info holds.
+const X402_BINDING_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  properties: { id: { type: 'string' }, expires: { type: 'string' }, owner: { type: 'string' }, request: { type: 'string' } },
+  required: ['id', 'expires', 'owner'],
+  additionalProperties: false,
+} as const;
+
+/** base64url( HMAC-SHA256(secret, `x402|realm|resource|externalId|amount|asset|payTo|network|expires|owner|request`) ). */
+export function x402BindingId(scope: X402BindingScope, b: Omit<X402Binding, 'id'>): string {
+  const input = [
+    'x402',
+    scope.realm,
+    scope.resource,
+    scope.externalId ?? '',
+    String(scope.amount),
+    scope.asset.toLowerCase(),
+    scope.payTo.toLowerCase(),
+    scope.network,
+    b.expires,
+    b.owner,
+    b.request ?? '',
+  ].join('|');
+  return createHmac('sha256', scope.secret).update(input).digest('base64url');
+}
+
+export function issueX402Binding(scope: X402BindingScope, expires: Date, owner: string, request?: string): X402Binding {
+  const b = { expires: expires.toISOString(), owner, ...(request !== undefined && { request }) };
+  return { id: x402BindingId(scope, b), ...b };
+}
+
+/**
+ * Checks the binding a payment echoed: issued by us for exactly this scope (HMAC), not expired,
+ * issued to the job's owner when the job has one, and for this request when the route binds one.
+ * Throws `invalid-challenge` (no, forged or foreign binding) or `payment-expired`.
+ */
+export function verifyX402Binding(
+  scope: X402BindingScope,
+  extensions: Record<string, unknown> | undefined,
+  now: Date,
+  expect: { owner?: string | undefined; request?: string | undefined },
+): X402Binding {
+  const ext = extensions?.[X402_BINDING_EXTENSION];
+  const info = isRecord(ext) ? ext['info'] : undefined;
+  if (!isRecord(info) || typeof info['id'] !== 'string' || typeof info['expires'] !== 'string' || typeof info['owner'] !== 'string') {
+    throw paymentProblem(
+      'invalid-challenge',
+      `x402 payment carries no challenge: answer a PAYMENT-REQUIRED from this server, echoing its extensions["${X402_BINDING_EXTENSION}"]`,
+    );
+  }
+  if (info['request'] !== undefined && typeof info['request'] !== 'string') throw paymentProblem('invalid-challenge', 'x402 challenge is malformed');
+  const b: X402Binding = {
+    id: info['id'],
+    expires: info['expires'],
+    owner: info['owner'],
+    ...(typeof info['request'] === 'string' && { request: info['request'] }),
+  };
+  const want = Buffer.from(x402BindingId(scope, { expires: b.expires, owner: b.owner, request: b.request }));
+  const got = Buffer.from(b.id);
+  if (want.length !== got.length || !timingSafeEqual(want, got)) {
+    throw paymentProblem('invalid-challenge', 'x402 challenge was not issued for this job, resource and price: request a new 402 for this call');
+  }
+  const expiresMs = Date.parse(b.expires);
+  if (Number.isNaN(expiresMs)) throw paymentProblem('invalid-challenge', 'x402 challenge has a malformed expires');
+  if (expiresMs < now.getTime()) throw paymentProblem('payment-expired', `x402 challenge expired at ${b.expires}`);
+  if (expect.owner !== undefined && b.owner !== expect.owner) {
+    throw paymentProblem('invalid-challenge', "x402 challenge was not issued to the job's owner: request it with the owner's session token");
+  }
+  if (expect.request !== undefined && b.request !== expect.request) {
+    throw paymentProblem('invalid-challenge', 'x402 challenge was issued for a different request: request a new 402 with this exact request');
+  }
+  return b;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function malformed(detail: string, cause?: unknown): PaymentProblem {

@@ -1,0 +1,42 @@
+import { and, asc, eq, inArray, lt } from 'drizzle-orm';
+import { jobOutputs, jobs } from '../db/schema.ts';
+import { transitionJob } from '../jobs/transition-job.ts';
+import type { SweepPass, SweepPolicy } from './sweeper.ts';
+
+/**
+ * Finished jobs past their retention (expires_at) become `deleted` and lose their output rows;
+ * their objects stay scheduled (expires_at) for the purge pass, which removes `jobs/<id>/`.
+ * Status first, objects after: a job is never shown with outputs whose objects are gone.
+ */
+export function retentionPass(policy: SweepPolicy): SweepPass {
+  return {
+    name: 'retention',
+    async run(ctx, now) {
+      const result = { expired: 0, errors: 0 };
+      const due = and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now));
+      const expired = await ctx.db.select({ id: jobs.id, status: jobs.status }).from(jobs).where(due).orderBy(asc(jobs.expiresAt)).limit(policy.batch);
+      for (const job of expired) {
+        try {
+          const moved = await ctx.db.transaction(async (tx) => {
+            const row = await transitionJob(tx, {
+              jobId: job.id,
+              from: job.status,
+              to: 'deleted',
+              reason: 'retention expired',
+              now,
+              where: due,
+              patch: { expiresAt: now },
+            });
+            if (row) await tx.delete(jobOutputs).where(eq(jobOutputs.jobId, job.id));
+            return row;
+          });
+          if (moved) result.expired++;
+        } catch (err) {
+          result.errors++;
+          ctx.logger.error({ err, job_id: job.id }, 'could not expire a finished job');
+        }
+      }
+      return result;
+    },
+  };
+}
