@@ -183,6 +183,21 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
   };
 }
 
+/** The consumption's record of one payment on one rail: the charge's amount and currency on it, and how to recover it. */
+function attemptOf(p: { key: string; method: string; charge: Charge }, rail: Rail, payer: string | null, recovery: Attempt['recovery']): Attempt {
+  return {
+    key: p.key,
+    method: p.method,
+    rail,
+    jobId: p.charge.jobId,
+    ledgerJobId: p.charge.ledgerJobId ?? p.charge.jobId,
+    amount: p.charge.amounts[rail]!,
+    currency: RAIL_CURRENCY[rail],
+    payer,
+    recovery,
+  };
+}
+
 interface ChainPayment {
   key: string;
   method: string;
@@ -203,17 +218,13 @@ interface ChainPayment {
 async function settleOnChain(deps: GateDeps, p: ChainPayment): Promise<Settlement> {
   const chain = deps.billing.chain!;
   const railAuth = toRailAuth(p.auth);
-  const attempt: Attempt = {
-    key: p.key,
-    method: p.method,
+  const attempt = attemptOf(p, 'chain', p.payer, {
     rail: 'chain',
-    jobId: p.charge.jobId,
-    ledgerJobId: p.charge.ledgerJobId ?? p.charge.jobId,
-    amount: p.charge.amounts.chain!,
-    currency: RAIL_CURRENCY.chain,
-    payer: p.payer,
-    recovery: { rail: 'chain', from: p.auth.from, nonce: p.nonce, value: railAuth.value, validBefore: railAuth.validBefore },
-  };
+    from: p.auth.from,
+    nonce: p.nonce,
+    value: railAuth.value,
+    validBefore: railAuth.validBefore,
+  });
   const resumed = await claim(deps, attempt, p.onSettled, p.challengeId);
   if (resumed) return resumed;
 
@@ -265,17 +276,7 @@ async function settleByCard(deps: GateDeps, p: CardPayment): Promise<Settlement>
     idempotencyKey: stripeIdempotencyKey(p.challengeId, p.spt),
     metadata: { job_id: p.charge.jobId ?? '', challenge_id: p.challengeId },
   };
-  const attempt: Attempt = {
-    key: p.key,
-    method: p.method,
-    rail: 'card',
-    jobId: p.charge.jobId,
-    ledgerJobId: p.charge.ledgerJobId ?? p.charge.jobId,
-    amount: p.charge.amounts.card!,
-    currency: RAIL_CURRENCY.card,
-    payer: null,
-    recovery: { rail: 'card', ...params },
-  };
+  const attempt = attemptOf(p, 'card', null, { rail: 'card', ...params });
   const resumed = await claim(deps, attempt, p.onSettled, p.challengeId);
   if (resumed) return resumed;
   let outcome: Outcome;

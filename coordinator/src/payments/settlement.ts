@@ -19,6 +19,19 @@ import { PaymentProblem, type Settlement } from './types.ts';
 
 export type ConsumptionRow = typeof paymentConsumptions.$inferSelect;
 
+/** The ledger charge a consumption stands for (its state and key are the caller's). */
+function chargeOf(row: ConsumptionRow) {
+  return {
+    jobId: row.ledgerJobId,
+    rail: (row.rail ?? 'chain') as Rail,
+    kind: 'charge' as const,
+    amount: row.amount ?? 0n,
+    currency: row.currency ?? '',
+    reference: row.reference,
+    payer: row.payer,
+  };
+}
+
 /** What the reconciler needs to ask the rail again about one consumption. */
 export type Recovery =
   | {
@@ -219,19 +232,7 @@ export async function failConsumption(db: Db, key: string, reason: string, now: 
         .set({ state: 'failed', idempotencyKey: failedKey, reference: row.reference ?? open.reference, lastError: reason, updatedAt: now })
         .where(eq(ledgerEntries.id, open.id));
     } else if (!open) {
-      await recordMovement(tx, {
-        jobId: row.ledgerJobId,
-        rail: (row.rail ?? 'chain') as Rail,
-        kind: 'charge',
-        amount: row.amount ?? 0n,
-        currency: row.currency ?? '',
-        state: 'failed',
-        reference: row.reference,
-        payer: row.payer,
-        idempotencyKey: failedKey,
-        lastError: reason,
-        now,
-      });
+      await recordMovement(tx, { ...chargeOf(row), state: 'failed', idempotencyKey: failedKey, lastError: reason, now });
     }
     return true;
   });
@@ -259,18 +260,7 @@ export async function deferConsumption(db: Db, key: string, outcome: Outcome, no
       .set({ state, attempts: row.attempts + 1, nextCheckAt: new Date(now.getTime() + delay), lastError: reason, updatedAt: now })
       .where(eq(paymentConsumptions.challengeId, key))
       .returning();
-    const booked = await recordMovement(tx, {
-      jobId: row.ledgerJobId,
-      rail: (row.rail ?? 'chain') as Rail,
-      kind: 'charge',
-      amount: row.amount ?? 0n,
-      currency: row.currency ?? '',
-      state: 'pending',
-      reference: row.reference,
-      payer: row.payer,
-      idempotencyKey: chargeKey(key),
-      now,
-    });
+    const booked = await recordMovement(tx, { ...chargeOf(row), state: 'pending', idempotencyKey: chargeKey(key), now });
     if (booked.state === 'pending') {
       await tx
         .update(ledgerEntries)
