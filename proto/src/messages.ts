@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { AgentFailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
+import { VerticalProfile } from '@cutroom/shared/clips/profiles';
+import { PixelBox, SubjectStrategy } from '@cutroom/shared/clips/subjects-v1';
 import { WORK_KINDS } from './subjects.ts';
 
 /**
@@ -73,12 +75,59 @@ export const TranscribeAssignment = AssignmentBase.extend({
 });
 export type TranscribeAssignment = z.infer<typeof TranscribeAssignment>;
 
+/** One cut, in source seconds: first frame = the frame at `start`, last = the one before `end`. */
+export const CutSegment = z.object({ start: z.number().nonnegative(), end: z.number().positive(), label: z.string().nullable() });
+export type CutSegment = z.infer<typeof CutSegment>;
+
+export const ExtractClipParams = z.object({
+  segments: z.array(CutSegment).min(1),
+  /**
+   * Presigned GET of the parent's transcript v2 (words) when the caller asked for the re-timed
+   * transcript (include_transcript), else null: then only `clip` is in `outputs`.
+   */
+  parent_words_url: z.url().nullable(),
+});
+
+/**
+ * extract_clip: the parent's stored source (a presigned GET) cut into one mp4. Outputs `clip`
+ * (video/mp4), and with a transcript `transcript_srt` and `transcript_words` re-timed to the cut.
+ */
+export const ExtractClipAssignment = AssignmentBase.extend({
+  job_type: z.literal('extract_clip'),
+  source: SourceRef,
+  params: ExtractClipParams,
+});
+export type ExtractClipAssignment = z.infer<typeof ExtractClipAssignment>;
+
+export const ExtractVerticalClipParams = z.object({
+  start: z.number().nonnegative(),
+  end: z.number().positive(),
+  profile: VerticalProfile,
+  subject: SubjectStrategy,
+  subject_id: z.string().max(64).nullable(),
+  /** Source pixels; required for `manual`. */
+  subject_box: PixelBox.nullable(),
+  /** Source-time second at which subject_box frames the subject (README: t_ref); null = `start`. */
+  t_ref: z.number().nonnegative().nullable(),
+  /** Output pixels to move the subject right of the crop's center (README: subject_x_offset); 0 = centered. */
+  subject_x_offset: z.number().nonnegative(),
+});
+export type ExtractVerticalClipParams = z.infer<typeof ExtractVerticalClipParams>;
+
+/** extract_vertical_clip: outputs `clip` (9:16 video/mp4) and `subjects` (subjects v1 JSON). */
+export const ExtractVerticalClipAssignment = AssignmentBase.extend({
+  job_type: z.literal('extract_vertical_clip'),
+  source: SourceRef,
+  params: ExtractVerticalClipParams,
+});
+export type ExtractVerticalClipAssignment = z.infer<typeof ExtractVerticalClipAssignment>;
+
 /**
  * What a claim hands an agent: one variant per job type, discriminated by `job_type`. A new job
  * type adds a variant here (and a pipeline on the agent). Agents pull only the work kinds their
  * pipelines serve; one that still cannot read an assignment drops it, and the lease brings the job back.
  */
-export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment]);
+export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment, ExtractClipAssignment, ExtractVerticalClipAssignment]);
 export type Assignment = z.infer<typeof Assignment>;
 
 export const ClaimResponse = z.discriminatedUnion('claimed', [
@@ -141,8 +190,46 @@ export const TranscribeComplete = Fence.extend({
   outputs: WrittenOutputs,
 });
 
+/** The encoder that wrote a cut's video: the job records which one ran. */
+export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
+export type VideoEncoder = z.infer<typeof VideoEncoder>;
+
+/** A cut's output as the agent probed it after encoding. */
+export const RenderedVideo = z.object({
+  duration_seconds: z.number().nonnegative(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  fps: z.number().positive(),
+  encoder: VideoEncoder,
+});
+export type RenderedVideo = z.infer<typeof RenderedVideo>;
+
+export const ExtractClipComplete = Fence.extend({
+  job_type: z.literal('extract_clip'),
+  /** The parent's source as probed. */
+  media: MediaInfo,
+  video: RenderedVideo,
+  outputs: WrittenOutputs,
+});
+
+/** Loudness of the delivered audio, measured (ebur128) after normalization. */
+export const LoudnessResult = z.object({
+  input_integrated_lufs: z.number(),
+  output_integrated_lufs: z.number(),
+  output_true_peak_dbtp: z.number(),
+});
+
+export const ExtractVerticalClipComplete = Fence.extend({
+  job_type: z.literal('extract_vertical_clip'),
+  media: MediaInfo,
+  video: RenderedVideo,
+  /** Null when the source has no audio track (the clip is silent then). */
+  loudness: LoudnessResult.nullable(),
+  outputs: WrittenOutputs,
+});
+
 /** A finished attempt: one variant per job type, like Assignment. */
-export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete]);
+export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete, ExtractClipComplete, ExtractVerticalClipComplete]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 /** Failure classes an agent may report (shared/src/failures.ts decides retry, refund and message). */

@@ -61,7 +61,7 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
   });
   const stopController = new AbortController();
   const stopSignal = stopController.signal;
-  const deps = { config, client, whisper: detected.whisper, pipelines: PIPELINES, nc, logger, clock, stopSignal };
+  const deps = { config, client, whisper: detected.whisper, host: detected.host, pipelines: PIPELINES, nc, logger, clock, stopSignal };
 
   let presence: ReturnType<Clock['setInterval']> | undefined;
   const ready = (async () => {

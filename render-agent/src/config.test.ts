@@ -11,7 +11,7 @@ describe('loadAgentConfig', () => {
     expect(c.python).toMatch(/\.venv\/bin\/python$/);
     expect(c.agentId).toMatch(/-\d+$/);
     expect(c.logLevel).toBe('info');
-    expect(c.stageTimeouts).toEqual({ floorMs: 300_000, extractFactor: 0.5, transcribeFactor: 3 });
+    expect(c.stageTimeouts).toEqual({ floorMs: 300_000, extractFactor: 0.5, transcribeFactor: 3, encodeFactor: 10, detectFactor: 10 });
     expect(c.resultRetryMaxMs).toBe(600_000);
   });
 
@@ -23,7 +23,7 @@ describe('loadAgentConfig', () => {
       STAGE_TIMEOUT_TRANSCRIBE_FACTOR: '1.5',
       RESULT_RETRY_MAX_MS: '30000',
     });
-    expect(c.stageTimeouts).toEqual({ floorMs: 2000, extractFactor: 0.1, transcribeFactor: 1.5 });
+    expect(c.stageTimeouts).toEqual({ floorMs: 2000, extractFactor: 0.1, transcribeFactor: 1.5, encodeFactor: 10, detectFactor: 10 });
     expect(c.resultRetryMaxMs).toBe(30_000);
     expect(() => loadAgentConfig({ ...required, STAGE_TIMEOUT_FLOOR_MS: '0' })).toThrow(/STAGE_TIMEOUT_FLOOR_MS/);
     expect(() => loadAgentConfig({ ...required, RESULT_RETRY_MAX_MS: 'soon' })).toThrow(/RESULT_RETRY_MAX_MS/);

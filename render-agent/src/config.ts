@@ -59,6 +59,16 @@ const AgentEnv = z.object({
    */
   STAGE_TIMEOUT_TRANSCRIBE_FACTOR: z.coerce.number().min(0).max(1000).default(3),
   /**
+   * Multiple of the output duration allowed for one ffmpeg encode or loudness pass of a cut
+   * (1080p x264 `slow` on 2 cores runs near 0.5-1× real time). @default 10
+   */
+  STAGE_TIMEOUT_ENCODE_FACTOR: z.coerce.number().min(0).max(1000).default(10),
+  /**
+   * Multiple of the clip duration allowed for subject detection (frame sampling + the face
+   * detector, about 0.2-0.6 s per sampled frame on a CPU). @default 10
+   */
+  STAGE_TIMEOUT_DETECT_FACTOR: z.coerce.number().min(0).max(1000).default(10),
+  /**
    * How long `complete`/`fail` are retried (network errors, 5xx, 429) before the agent gives up on
    * reporting; the lease then runs out and the sweeper requeues the job. @default 600000 (10 min)
    */
@@ -87,6 +97,8 @@ export const AgentConfig = AgentEnv.transform((e) => ({
     floorMs: e.STAGE_TIMEOUT_FLOOR_MS,
     extractFactor: e.STAGE_TIMEOUT_EXTRACT_FACTOR,
     transcribeFactor: e.STAGE_TIMEOUT_TRANSCRIBE_FACTOR,
+    encodeFactor: e.STAGE_TIMEOUT_ENCODE_FACTOR,
+    detectFactor: e.STAGE_TIMEOUT_DETECT_FACTOR,
   },
   resultRetryMaxMs: e.RESULT_RETRY_MAX_MS,
   logLevel: e.LOG_LEVEL,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { JobStatus, JobType, PaymentStatus, SessionStatus } from './job-types.ts';
 import { LIMITS } from './limits.ts';
+import { VerticalProfile } from './clips/profiles.ts';
+import { SubjectStrategy } from './clips/subjects-v1.ts';
 
 /**
  * REST request/response schemas from the spec's "Resources and their fields". The server
@@ -24,8 +26,8 @@ export const SubjectBox = z.strictObject({
   h: z.number().positive(),
 });
 
-export const VerticalProfile = z.enum(['vidA-primary', 'vidA-primary-720p', 'vidB-reels', 'vidB-stories']);
-export const SubjectStrategy = z.enum(['center', 'manual', 'auto', 'subject_id', 'follow']);
+export { VerticalProfile };
+export { SubjectStrategy };
 
 export const ClipsEntry = z.strictObject({
   start: seconds.optional(),

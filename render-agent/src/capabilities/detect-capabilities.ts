@@ -13,6 +13,8 @@ export interface DetectedCapabilities {
   capabilities: AgentCapabilities;
   /** What the Whisper child is told to use, after resolving `auto`. */
   whisper: WhisperRuntime;
+  /** What the probes found (encoders, NVENC, CUDA, models, disk): pipelines choose their encoder from it. */
+  host: HostFacts;
   /** For each work kind not served, what this host lacks (for the start-up log and the refusal to start). */
   missing: Partial<Record<WorkKind, string[]>>;
 }
@@ -48,5 +50,5 @@ export async function detectCapabilities(config: AgentConfig, logger: Logger, pi
     { nvenc, cuda: cuda.devices, models: whisperModels.models, whisper, free_disk_bytes: freeDisk, work_kinds: workKinds, missing },
     'capabilities detected',
   );
-  return { capabilities, whisper, missing };
+  return { capabilities, whisper, host, missing };
 }

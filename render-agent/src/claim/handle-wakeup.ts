@@ -1,6 +1,7 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { cancelSubject, PROTOCOL_VERSION, WorkWakeup, type Assignment, type Fence } from '@cutroom/proto';
+import type { HostFacts } from '../capabilities/requirements.ts';
 import type { WhisperRuntime } from '../capabilities/whisper-runtime.ts';
 import type { Clock } from '../clock.ts';
 import type { AgentConfig } from '../config.ts';
@@ -16,6 +17,8 @@ export interface WakeupDeps {
   config: AgentConfig;
   client: CoordinatorClient;
   whisper: WhisperRuntime;
+  /** What this host's probes found (the H.264 encoder to use: NVENC when a session opened). */
+  host: HostFacts;
   /** Where a claimed assignment's job type finds its runner. */
   pipelines: PipelineRegistry;
   nc: Pick<NatsConnection, 'subscribe' | 'publish'>;
@@ -98,7 +101,7 @@ async function runAttempt(a: Assignment, msg: JsMsg, deps: WakeupDeps): Promise<
   const progress = createProgressPublisher({ fence, publish: (subject, payload) => deps.nc.publish(subject, payload), clock: deps.clock, logger });
   logger.info({ job_type: a.job_type, lease_ms: a.lease_ms, params: a.params }, 'attempt claimed');
   try {
-    const ctx = { config: deps.config, whisper: deps.whisper, client: deps.client, fence, progress, logger, clock: deps.clock };
+    const ctx = { config: deps.config, whisper: deps.whisper, host: deps.host, client: deps.client, fence, progress, logger, clock: deps.clock };
     return await pipelineFor(deps.pipelines, a.job_type).run(a, attempt.signal, ctx);
   } finally {
     keeper.stop();

@@ -25,6 +25,8 @@ export interface PipelineContext {
   config: AgentConfig;
   /** Whisper device and compute type after resolving `auto`. */
   whisper: WhisperRuntime;
+  /** What the start-up probes found: `host.nvenc` picks h264_nvenc over libx264 for cuts. */
+  host: HostFacts;
   client: Pick<CoordinatorClient, 'stage' | 'complete' | 'fail' | 'heartbeat'>;
   /** This attempt's fence, for every fenced call. */
   fence: Fence;

@@ -8,7 +8,7 @@ import { transcribeWithWhisper } from '../executors/whisper.ts';
 import { createManualClock } from '../manual-clock.ts';
 import { runWithinLimit, stageLimitMs } from './stage-limit.ts';
 
-const limits = { floorMs: 60_000, extractFactor: 0.5, transcribeFactor: 3 };
+const limits = { floorMs: 60_000, extractFactor: 0.5, transcribeFactor: 3, encodeFactor: 10, detectFactor: 10 };
 
 describe('stageLimitMs', () => {
   it('is the floor plus the stage factor times the media duration; the probe gets the floor', () => {

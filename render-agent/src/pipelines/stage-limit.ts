@@ -3,24 +3,34 @@ import type { AgentConfig } from '../config.ts';
 import { PipelineError } from '../errors.ts';
 
 /** The stages that run a child process, each under its own wall-clock limit. */
-export type LimitedStage = 'probe' | 'extract' | 'transcribe';
+export type LimitedStage = 'probe' | 'extract' | 'transcribe' | 'encode' | 'detect';
 
 /** What a stage is called in the `stage_timeout` message (no paths, no arguments). */
 const STAGE_NAMES: Record<LimitedStage, string> = {
   probe: 'probing the media (ffprobe)',
   extract: 'extracting the audio (ffmpeg)',
   transcribe: 'transcribing (the Whisper process)',
+  encode: 'encoding the clip (ffmpeg)',
+  detect: 'detecting subjects (frame sampling and the face detector)',
 };
 
 export type StageTimeouts = AgentConfig['stageTimeouts'];
 
 /**
  * A stage's wall-clock limit: `floorMs + factor(stage) × mediaSeconds × 1000`, where the factor
- * is `extractFactor` for ffmpeg's audio extraction, `transcribeFactor` for the Whisper child and
+ * is `extractFactor` for ffmpeg's audio extraction, `transcribeFactor` for the Whisper child,
+ * `encodeFactor` for a cut's ffmpeg encode or loudness pass, `detectFactor` for subject detection, and
  * 0 for the probe (it runs before the duration is known, so it gets the floor alone).
  */
 export function stageLimitMs(stage: LimitedStage, mediaSeconds: number, t: StageTimeouts): number {
-  const factor = stage === 'extract' ? t.extractFactor : stage === 'transcribe' ? t.transcribeFactor : 0;
+  const factors: Record<LimitedStage, number> = {
+    probe: 0,
+    extract: t.extractFactor,
+    transcribe: t.transcribeFactor,
+    encode: t.encodeFactor,
+    detect: t.detectFactor,
+  };
+  const factor = factors[stage];
   const seconds = Number.isFinite(mediaSeconds) && mediaSeconds > 0 ? mediaSeconds : 0;
   return Math.ceil(t.floorMs + factor * seconds * 1000);
 }

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/** Reframing strategies (CreateJobRequest `subject`). Enum members are only ever added. */
+export const SubjectStrategy = z.enum(['center', 'manual', 'auto', 'subject_id', 'follow']);
+export type SubjectStrategy = z.infer<typeof SubjectStrategy>;
+
+const seconds = z.number().nonnegative();
+const px = z.number().nonnegative();
+
+/** A box in source pixels (top-left x, y; width, height). */
+export const PixelBox = z.object({ x: px, y: px, w: z.number().positive(), h: z.number().positive() });
+export type PixelBox = z.infer<typeof PixelBox>;
+
+/** One detection of a subject at clip time `t` (seconds from the clip's start). */
+export const SubjectSample = PixelBox.extend({ t: seconds, score: z.number().min(0).max(1) });
+export type SubjectSample = z.infer<typeof SubjectSample>;
+
+/** A subject found by detection: one identity linked across sampled frames. */
+export const DetectedSubject = z.object({
+  /** Stable within this document; pass it back as `subject_id` to cut again around this subject. */
+  id: z.string().min(1).max(64),
+  kind: z.enum(['face']),
+  /** Share of sampled frames (0..1) the subject appears in. */
+  presence: z.number().min(0).max(1),
+  /** Mean box area over its samples as a share of the frame (0..1). */
+  mean_area: z.number().min(0).max(1),
+  boxes: z.array(SubjectSample),
+});
+export type DetectedSubject = z.infer<typeof DetectedSubject>;
+
+/** A shot: clip time range between two detected cuts (scene changes). */
+export const Shot = z.object({ start: seconds, end: seconds, subject_id: z.string().nullable() });
+
+/** The crop window's top-left in source pixels at clip time `t`; the window size is `crop.width` x `crop.height`. */
+export const CropPoint = z.object({ t: seconds, x: px, y: px });
+export type CropPoint = z.infer<typeof CropPoint>;
+
+/**
+ * Subjects v1: what reframing detected and the crop path it rendered. Written by every
+ * extract_vertical_clip job (detection fields empty for `center` and `manual`); served as JSON
+ * Schema at /.well-known/cutroom-subjects-v1.schema.json. Times are clip-relative seconds, boxes
+ * are source pixels.
+ */
+export const SubjectsV1 = z.object({
+  version: z.literal(1),
+  strategy: SubjectStrategy,
+  source: z.object({ width: z.number().int().positive(), height: z.number().int().positive(), fps: z.number().positive() }),
+  /** The cut, in the parent's (source) time. */
+  clip: z.object({ start: seconds, end: seconds }),
+  /** Null when no detector ran (`center`, `manual`, a vertical source). */
+  detector: z.object({ name: z.string(), sample_interval_s: z.number().positive(), frames_sampled: z.number().int().nonnegative() }).nullable(),
+  shots: z.array(Shot),
+  subjects: z.array(DetectedSubject),
+  /** The subject the crop follows (auto: the dominant one; subject_id: the requested one), or null. */
+  chosen_subject_id: z.string().nullable(),
+  crop: z.object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    /** True when the source was already vertical and was scaled, not cropped. */
+    scaled_only: z.boolean(),
+    path: z.array(CropPoint).min(1),
+  }),
+});
+export type SubjectsV1 = z.infer<typeof SubjectsV1>;
