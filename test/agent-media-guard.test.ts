@@ -207,6 +207,13 @@ describe('through the transcribe pipeline (real tools, WORK_DIR/<attempt>)', () 
     const ctx: PipelineContext = {
       config: config(),
       whisper: { device: 'cpu', computeType: 'int8' },
+      host: {
+        ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] },
+        nvenc: false,
+        cuda: { available: false, devices: [] },
+        whisperModels: { isRunnable: true, models: ['tiny.en'] },
+        freeDiskBytes: 1e10,
+      },
       client,
       fence: { v: 1, job_id: a.job_id, attempt_id: a.attempt_id, agent_id: 'guard-agent' },
       progress: { report: vi.fn(), flush: vi.fn(), close: vi.fn() },

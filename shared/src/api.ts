@@ -41,18 +41,46 @@ export const CreateJobRequest = z.strictObject({
   filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
   content_type: z.string().min(1).max(255).optional(),
   query: z.string().min(1).max(LIMITS.queryMaxChars).optional(),
-  source_job_id: z.uuid().optional(),
+  source_job_id: z
+    .uuid()
+    .optional()
+    .describe(
+      'extract_clip, extract_vertical_clip: the completed transcribe/summarize/find_clips job of this session whose stored source is cut (no re-upload)',
+    ),
   segments: z.array(ExtractClipSegment).min(LIMITS.segmentsMin).max(LIMITS.segmentsMax).optional(),
-  include_transcript: z.boolean().optional(),
+  include_transcript: z
+    .boolean()
+    .optional()
+    .describe(
+      'extract_clip: also output the parent transcript re-timed to the cut (role `transcript`: SRT, and every format through the download route). Default true',
+    ),
   title: z.string().max(LIMITS.titleMaxChars).optional(),
-  start: seconds.optional(),
-  end: seconds.optional(),
-  profile: VerticalProfile.optional(),
-  subject: SubjectStrategy.optional(),
-  subject_id: z.string().max(LIMITS.subjectIdMaxChars).optional(),
-  subject_box: SubjectBox.optional(),
-  t_ref: seconds.optional(),
-  subject_x_offset: seconds.optional(),
+  start: seconds.optional().describe('extract_vertical_clip: first second of the clip, in the parent'),
+  end: seconds
+    .optional()
+    .describe('extract_vertical_clip: end of the clip (exclusive), in the parent; end - start is capped by the profile (240/240/180/60 s)'),
+  profile: VerticalProfile.optional().describe('extract_vertical_clip encoding profile; default vidA-primary'),
+  subject: SubjectStrategy.optional().describe(
+    'extract_vertical_clip reframing: center (default; centered 9:16 crop), manual (crop centered on subject_box), auto (faces detected, one steady crop per shot on the dominant one), subject_id (like auto, on the subject named by subject_id), follow (the crop tracks the dominant face smoothly)',
+  ),
+  subject_id: z
+    .string()
+    .max(LIMITS.subjectIdMaxChars)
+    .optional()
+    .describe(
+      'extract_vertical_clip: an id from the `subjects` output (subjects v1) of an earlier auto/follow clip of the same parent; implies subject=subject_id',
+    ),
+  subject_box: SubjectBox.optional().describe('subject=manual: the subject in source pixels (x, y = top-left; w, h), as it appears at t_ref'),
+  t_ref: seconds
+    .optional()
+    .describe(
+      'subject=manual: the second of the parent (start <= t_ref <= end; default start) at which subject_box frames the subject. The manual crop is static, so t_ref says which picture the box was read from; it is echoed in the subjects output',
+    ),
+  subject_x_offset: seconds
+    .optional()
+    .describe(
+      'Reframing strategies other than center: how far right of the crop center the subject sits in the OUTPUT, in output pixels (0 = centered, must be below half the output width). The crop window moves left by this many output pixels (scaled to source pixels) and is clamped to the frame, leaving room for text on the left',
+    ),
   thread_id: z.uuid().optional(),
   clips: z.array(ClipsEntry).min(1).max(LIMITS.clipsPerBatchMax).optional(),
   /** Not in the spec: force the transcript language (ISO 639-1); omitted → detected. */
@@ -121,6 +149,8 @@ export const Job = z.object({
   outputs: z.array(JobOutput),
   /** Not in the spec: the newest progress report of the running stage (0..1), or null. */
   progress: JobProgress.nullable(),
+  /** Not in the spec: the H.264 encoder a completed cut ran on (h264_nvenc on an agent whose NVENC opened, else libx264). Cut jobs only. */
+  encoder: z.enum(['libx264', 'h264_nvenc']).optional(),
 });
 export type Job = z.infer<typeof Job>;
 

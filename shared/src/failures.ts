@@ -28,6 +28,8 @@ export const ErrorCode = z.enum([
   'forbidden',
   'not_found',
   'conflict',
+  // the parent a derivative names has expired or lost its source: gone for good (HTTP 410)
+  'source_gone',
   'stale_attempt',
   'payload_too_large',
   'unavailable',
@@ -55,6 +57,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorClass>> = {
   forbidden: { status: 403, rpc: -32003, retryable: false },
   not_found: { status: 404, rpc: -32004, retryable: false },
   conflict: { status: 409, rpc: -32009, retryable: false },
+  source_gone: { status: 410, rpc: -32010, retryable: false },
   stale_attempt: { status: 409, rpc: -32009, retryable: false },
   payload_too_large: { status: 413, rpc: -32013, retryable: false },
   unavailable: { status: 503, rpc: -32053, retryable: true },
@@ -80,6 +83,8 @@ const COORDINATOR_FAILURES = [
   'attempts_exhausted',
   // what an attempt reported or uploaded did not pass validation at completion
   'output_invalid',
+  // a derivative's parent lost its source (expired, deleted) before an agent could read it
+  'parent_source_gone',
 ] as const;
 
 export const FailureCode = z.enum([...AGENT_FAILURES, ...COORDINATOR_FAILURES]);
@@ -111,6 +116,7 @@ export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
   internal: { reporter: 'agent', ...ourFault },
   stage_timeout: { reporter: 'agent', ...ourFault },
   output_invalid: { reporter: 'coordinator', ...ourFault },
+  parent_source_gone: { reporter: 'coordinator', ...userFault },
   media_kind_mismatch: { reporter: 'coordinator', ...userFault },
   lease_expired: { reporter: 'coordinator', ...ourFault },
   attempts_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },

@@ -86,13 +86,13 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
     pricing: { by: 'call', price: price(50, '0.20') },
     retentionHours: 24,
-    available: false,
+    available: true,
   },
   extract_vertical_clip: {
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
     pricing: { by: 'call', price: price(50, '0.20') },
     retentionHours: 24,
-    available: false,
+    available: true,
   },
   publish_video: {
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize'] },

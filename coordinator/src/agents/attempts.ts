@@ -13,6 +13,7 @@ import { outputKeyOf } from '../jobs/job-access.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { canTransition } from '../jobs/transitions.ts';
+import { filesOf, rolesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/registry.ts';
 import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { touchAgent } from './claim.ts';
@@ -92,7 +93,7 @@ async function checkResult(ctx: Ctx, job: JobRow, r: CompleteRequest): Promise<R
   const last = def.stages[def.stages.length - 1]!;
   if (job.status !== last) return bad(`completed in status ${job.status}; a ${job.jobType} job completes from ${last}`);
   const sizes = new Map<string, number>();
-  for (const [name, file] of Object.entries(def.files)) {
+  for (const [name, file] of filesOf(def, job)) {
     const key = outputKeyOf(job.id, r.attempt_id, name);
     const head = await ctx.blobs.head(key);
     if (!head) return bad(`output ${name} was not uploaded to ${key}`);
@@ -161,7 +162,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
     });
     if (!row) return null;
     const keyOf = (file: string) => outputKeyOf(job.id, r.attempt_id, file);
-    for (const role of def.roles) {
+    for (const role of rolesOf(def, job)) {
       const meta = Object.fromEntries(Object.entries(role.meta ?? {}).map(([k, file]) => [k, keyOf(file)]));
       const values = {
         storageKey: keyOf(role.file),

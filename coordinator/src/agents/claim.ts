@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, gt, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
-import type { Assignment, ClaimRequest, ClaimResponse, SourceRef } from '@cutroom/proto';
+import type { Assignment, ClaimRequest, ClaimResponse } from '@cutroom/proto';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { CoordinatorConfig } from '../config.ts';
 import type { Ctx } from '../context.ts';
-import { agents, jobAttempts, jobEvents, jobs, type JobRow } from '../db/schema.ts';
+import { failureMessage } from '@cutroom/shared/failures';
+import { agents, jobAttempts, jobEvents, jobOutputs, jobs, type JobRow } from '../db/schema.ts';
+import { endAttempt } from '../jobs/end-attempt.ts';
+import { failJob } from '../jobs/fail-job.ts';
 import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
+import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/registry.ts';
 
 /** An agent that announced itself (register, claim, heartbeat) this recently counts as able to take work. */
@@ -46,7 +50,22 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   });
   if (!job) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
 
-  const assignment = await buildAssignment(ctx, job, attemptId);
+  const inputs = await inputsOf(ctx, job, assignmentUrlTtlSeconds(ctx.config));
+  if (!inputs) {
+    // The parent lost its source before any agent read it (a derivative paid through checkout
+    // after the parent expired): nothing can ever be cut; fail it, refunded, instead of a loop.
+    const message = failureMessage(
+      'parent_source_gone',
+      `the source of parent job ${job.sourceJobId} was deleted before this job could run; the job was refunded`,
+    );
+    await ctx.db.transaction(async (tx) => {
+      const failed = await failJob(tx, { jobId: job.id, now, code: 'parent_source_gone', message, attemptId, where: eq(jobs.currentAttemptId, attemptId) });
+      if (failed) await endAttempt(tx, attemptId, now, 'failed', { code: 'parent_source_gone', message });
+    });
+    ctx.logger.warn({ job_id: job.id, parent: job.sourceJobId }, 'derivative failed: its parent has no source');
+    return { v: 1, claimed: false, reason: 'the job could not start: its parent has no source' };
+  }
+  const assignment = await buildAssignment(ctx, job, attemptId, inputs);
   ctx.logger.info({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, job_type: job.jobType }, 'job claimed');
   return { v: 1, claimed: true, assignment };
 }
@@ -54,33 +73,45 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
 /** Lifetime of an assignment's URLs: they must outlive the longest run; the lease, not the URL, bounds a stuck attempt. */
 export const assignmentUrlTtlSeconds = (config: Pick<CoordinatorConfig, 'PRESIGN_TTL_SECONDS'>): number => Math.max(config.PRESIGN_TTL_SECONDS, 6 * 3600);
 
-async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string): Promise<Assignment> {
+async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string, inputs: AssignmentInputs): Promise<Assignment> {
   const def = definitionOf(job.jobType);
   const ttl = assignmentUrlTtlSeconds(ctx.config);
   const outputs: Assignment['outputs'] = {};
-  for (const [name, file] of Object.entries(def.files)) {
+  for (const [name, file] of filesOf(def, job)) {
     // Per attempt: a stale holder's late upload can only land in its own folder.
     const key = outputKeyOf(job.id, attemptId, name);
     outputs[name] = { key, content_type: file.contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType: file.contentType }) };
   }
-  const source = await sourceOf(ctx, job, ttl);
   return def.buildAssignment(
     { v: 1, job_id: job.id, attempt_id: attemptId, kind: def.workKind, lease_ms: ctx.config.LEASE_MS, outputs },
     job,
-    source,
+    inputs,
     ctx.config,
   );
 }
 
-/** The stored file a job works from: its own upload, or its parent's source for derivatives. */
-async function sourceOf(ctx: Ctx, job: JobRow, ttl: number): Promise<SourceRef> {
-  let holder: Pick<JobRow, 'sourceKey' | 'contentType' | 'fileSize'> = job;
-  if (!job.sourceKey && job.sourceJobId) {
-    const [parent] = await ctx.db.select().from(jobs).where(eq(jobs.id, job.sourceJobId)).limit(1);
-    if (parent) holder = parent;
+/**
+ * What a job works from: its own upload, or for derivatives its parent's source (and the parent's
+ * transcript v2, which cuts re-time). Null when a derivative's parent no longer holds its source.
+ */
+async function inputsOf(ctx: Ctx, job: JobRow, ttl: number): Promise<AssignmentInputs | null> {
+  const presign = (key: string) => ctx.blobs.presignGet(key, { expiresInSeconds: ttl });
+  if (!job.sourceJobId) {
+    if (!job.sourceKey) throw new Error(`queued job ${job.id} has no source`);
+    return { source: { get_url: await presign(job.sourceKey), content_type: job.contentType, size: job.fileSize }, parentWordsUrl: null };
   }
-  if (!holder.sourceKey) throw new Error(`queued job ${job.id} has no source`);
-  return { get_url: await ctx.blobs.presignGet(holder.sourceKey, { expiresInSeconds: ttl }), content_type: holder.contentType, size: holder.fileSize };
+  const [parent] = await ctx.db.select().from(jobs).where(eq(jobs.id, job.sourceJobId)).limit(1);
+  if (!parent?.sourceKey || parent.sourceDeletedAt || parent.status === 'deleted') return null;
+  const [transcript] = await ctx.db
+    .select({ meta: jobOutputs.meta })
+    .from(jobOutputs)
+    .where(and(eq(jobOutputs.jobId, parent.id), eq(jobOutputs.role, 'transcript')))
+    .limit(1);
+  const wordsKey = transcript?.meta['words_key'];
+  return {
+    source: { get_url: await presign(parent.sourceKey), content_type: parent.contentType, size: parent.fileSize },
+    parentWordsUrl: wordsKey ? await presign(wordsKey) : null,
+  };
 }
 
 /** Agents announce themselves on every register, claim and heartbeat; liveness reads this. */

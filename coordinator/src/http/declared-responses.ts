@@ -55,6 +55,7 @@ const ROUTE_DECLARED: Record<number, string> = {
   403: 'The resource belongs to another session',
   404: 'Not found',
   409: 'Conflict with the current state of the resource',
+  410: 'Gone: the parent job (source_job_id) expired or its source was deleted; upload the recording again in a new job',
   413: 'Too large (the stored upload is over the size limit)',
 };
 

@@ -6,6 +6,7 @@ import type { ActiveStatus, JobType, JobTypeFacts, Price } from '@cutroom/shared
 import type { MediaKind } from '@cutroom/shared/media-types';
 import type { CoordinatorConfig } from '../config.ts';
 import type { JobPatch, JobRow } from '../db/schema.ts';
+import type { ParentMedia } from '../jobs/parent-source.ts';
 
 /** What a valid create request becomes on the job row. */
 export interface PreparedJob {
@@ -23,6 +24,8 @@ export interface OutputFile {
   contentType: string;
   /** When set, the file is JSON that must match this schema before the job completes. */
   schema?: z.ZodType;
+  /** When set, the file is written only for jobs where this holds (e.g. the transcript of a cut the caller asked for). */
+  when?: (job: JobRow) => boolean;
 }
 
 /** How written files become the job's outputs (spec JobOutput): one row per role. */
@@ -32,6 +35,20 @@ export interface OutputRole {
   file: string;
   /** Other files of the role, by meta key (e.g. the words JSON beside the SRT). */
   meta?: Record<string, string>;
+}
+
+/** The parent of a derivative as prepare() sees it: the row, its probe, and the output roles it still has. */
+export interface ParentView {
+  job: JobRow;
+  media: ParentMedia;
+  roles: readonly string[];
+}
+
+/** What an assignment reads besides its own job: the source, and for derivatives the parent's transcript. */
+export interface AssignmentInputs {
+  source: SourceRef;
+  /** Presigned GET of the parent's transcript v2 (words), or null (no parent, or it has none). */
+  parentWordsUrl: string | null;
 }
 
 /** What a claim knows when it builds an assignment: the parts every variant shares. */
@@ -58,8 +75,14 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
    * same zod schema REST validates with): a field of another type is a 400, not ignored.
    */
   request: z.ZodObject;
-  /** Checks what the schema cannot (content type accepted, …) and builds the job row's fields. */
-  prepare(req: CreateJobRequest): PreparedJob;
+  /**
+   * Checks what the schema cannot (content type accepted, segments inside the parent, …) and
+   * builds the job row's fields. `parent` is the job named by source_job_id for parent-based types
+   * (already checked: the caller's, completed, source held, not expired, an allowed type), else null.
+   */
+  prepare(req: CreateJobRequest, parent: ParentView | null): PreparedJob;
+  /** Said instead of the generic "does not apply" when a caller sends one of these fields (what to send instead). */
+  fieldHints?: Readonly<Record<string, string>>;
   /** The JetStream work kind whose consumers serve it. */
   workKind: WorkKind;
   /** Agent capabilities the work needs; an agent announces the kind only when it has them all. */
@@ -70,7 +93,7 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
   files: Readonly<Record<string, OutputFile>>;
   roles: readonly OutputRole[];
   /** The type's assignment variant, from the shared parts and the stored job. */
-  buildAssignment(base: AssignmentBase, job: JobRow, source: SourceRef, config: CoordinatorConfig): Extract<Assignment, { job_type: T }>;
+  buildAssignment(base: AssignmentBase, job: JobRow, inputs: AssignmentInputs, config: CoordinatorConfig): Extract<Assignment, { job_type: T }>;
   /**
    * A stage report carries the probe: a failure here (e.g. a video priced as audio) ends the job
    * before the expensive stage runs. Null when the media is what was paid for.
@@ -78,4 +101,15 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
   checkMedia(job: JobRow, media: MediaInfo): { code: FailureCode; message: string } | null;
   /** Columns a completed attempt sets on the job (duration, probe, …) besides status and retention. */
   completion(job: JobRow, req: Extract<CompleteRequest, { job_type: T }>): JobPatch;
+}
+
+/** The files a job's attempts write: every file of its type that applies to it (OutputFile.when). */
+export function filesOf(def: JobTypeDefinition, job: JobRow): [string, OutputFile][] {
+  return Object.entries(def.files).filter(([, f]) => !f.when || f.when(job));
+}
+
+/** The output roles a completed job has: those whose file it wrote. */
+export function rolesOf(def: JobTypeDefinition, job: JobRow): OutputRole[] {
+  const written = new Set(filesOf(def, job).map(([name]) => name));
+  return def.roles.filter((r) => written.has(r.file));
 }

@@ -2,6 +2,8 @@ import type { WorkKind } from '@cutroom/proto';
 import { availableJobTypes, type JobType, JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
+import { extractClip } from './extract-clip.ts';
+import { extractVerticalClip } from './extract-vertical-clip.ts';
 import { transcribe } from './transcribe.ts';
 
 /**
@@ -10,6 +12,8 @@ import { transcribe } from './transcribe.ts';
  */
 export const JOB_TYPE_DEFINITIONS: Readonly<Partial<Record<JobType, JobTypeDefinition>>> = {
   transcribe: register(transcribe),
+  extract_clip: register(extractClip),
+  extract_vertical_clip: register(extractVerticalClip),
 };
 
 /**

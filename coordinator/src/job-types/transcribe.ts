@@ -16,7 +16,7 @@ export const transcribe: JobTypeDefinition<'transcribe'> = {
   type: 'transcribe',
   facts: JOB_TYPES.transcribe,
   request: TranscribeRequest,
-  prepare(req) {
+  prepare(req, _parent) {
     if (!req.filename) throw new AppError('invalid_request', `filename is required for job_type ${req.job_type}`);
     if (!req.content_type) throw new AppError('invalid_request', `content_type is required for job_type ${req.job_type}`);
     const media = mediaKindOf(req.content_type);
@@ -42,7 +42,7 @@ export const transcribe: JobTypeDefinition<'transcribe'> = {
     transcript_words: { contentType: 'application/json', schema: TranscriptV2 },
   },
   roles: [{ role: 'transcript', file: 'transcript_srt', meta: { words_key: 'transcript_words' } }],
-  buildAssignment(base, job, source, config) {
+  buildAssignment(base, job, { source }, config) {
     const language = typeof job.params['language'] === 'string' ? job.params['language'] : null;
     return { ...base, job_type: 'transcribe', source, params: { language, model: config.WHISPER_MODEL } };
   },

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../context.ts';
 import type { Tx } from '../db/database.ts';
-import { jobEvents, jobs, sessions } from '../db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { jobEvents, jobOutputs, jobs, sessions } from '../db/schema.ts';
 import { definitionFor } from '../job-types/registry.ts';
-import type { JobTypeDefinition } from '../job-types/definition.ts';
+import type { JobTypeDefinition, ParentView } from '../job-types/definition.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { collectPayment, type PaymentInput } from '../payments/gate.ts';
@@ -14,6 +15,7 @@ import { newSessionRow } from '../sessions/session-service.ts';
 import { reloadJob } from './job-access.ts';
 import { markJobPaid } from './mark-paid.ts';
 import { OPEN_JOB_TTL_MS } from './open-job-expiry.ts';
+import { parentMediaOf, usableParent } from './parent-source.ts';
 import { transitionJob } from './transition-job.ts';
 
 /** Who creates the job: a session, or (billing on, no session) the payment credential itself. */
@@ -25,11 +27,83 @@ export interface CreatedJob {
   receipt: Record<string, string>;
 }
 
-/** Fields of other job types are a 400 naming them, not silently ignored. */
+/** Fields of other job types are a 400 naming them (and what to send instead), not silently ignored. */
 function refuseForeignFields(def: JobTypeDefinition, req: CreateJobRequest): void {
   const allowed = new Set<string>(['job_type', ...Object.keys(def.request.shape)]);
   const extra = Object.keys(req).filter((k) => !allowed.has(k) && req[k as keyof CreateJobRequest] !== undefined);
-  if (extra.length) throw new AppError('invalid_request', `${extra.join(', ')} ${extra.length === 1 ? 'does' : 'do'} not apply to job_type ${req.job_type}`);
+  if (!extra.length) return;
+  const hint = extra.map((k) => def.fieldHints?.[k]).find(Boolean);
+  throw new AppError(
+    'invalid_request',
+    `${extra.join(', ')} ${extra.length === 1 ? 'does' : 'do'} not apply to job_type ${req.job_type}: ${hint ?? `it takes ${[...allowed].filter((k) => k !== 'job_type').join(', ')}`}`,
+  );
+}
+
+/** The checked parent of a derivative, as its definition's prepare() reads it. */
+async function parentViewOf(ctx: Ctx, def: JobTypeDefinition, sessionId: string, parentId: string): Promise<ParentView> {
+  const job = await usableParent(ctx, def.type, def.facts, sessionId, parentId);
+  const roles = await ctx.db.select({ role: jobOutputs.role }).from(jobOutputs).where(eq(jobOutputs.jobId, job.id));
+  return { job, media: parentMediaOf(job), roles: roles.map((r) => r.role) };
+}
+
+/**
+ * A no-upload derivative (extract_clip, extract_vertical_clip): created free by the session that
+ * owns its parent, priced, and paid and started by /process (next_endpoint `process`; no hosted
+ * checkout). Billing off: created paid (amount 0), /process just starts it.
+ */
+async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
+  if (caller.sessionId === null) {
+    throw new AppError(
+      'unauthenticated',
+      `${req.job_type} cuts from a job of your session: send that session's token as the Bearer credential (creating it is free; you pay at process)`,
+      {
+        next: { call: 'create_session' },
+      },
+    );
+  }
+  const parent = req.source_job_id ? await parentViewOf(ctx, def, caller.sessionId, req.source_job_id) : null;
+  const prepared = def.prepare(req, parent);
+  const now = ctx.clock.now();
+  const id = randomUUID();
+  const billingOff = !ctx.billing.enabled;
+  await ctx.db.transaction((tx) =>
+    insertJob(
+      tx,
+      {
+        id,
+        sessionId: caller.sessionId,
+        jobType: req.job_type,
+        status: 'pending',
+        paymentStatus: billingOff ? 'paid' : 'pending',
+        ...(billingOff && { amountPaidCents: 0 }),
+        sourceJobId: parent!.job.id,
+        originalFilename: prepared.originalFilename,
+        contentType: prepared.contentType,
+        mediaKind: null,
+        priceCents: prepared.price.cardCents,
+        priceChainUnits: prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits),
+        params: prepared.params,
+        createdAt: now,
+        updatedAt: now,
+        // Never processed: deleted then (open-job-expiry.ts; a paid one is refunded).
+        expiresAt: addMs(now, OPEN_JOB_TTL_MS),
+      },
+      now,
+    ),
+  );
+  const mpp = billingOff ? null : depositInfo(ctx, prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits));
+  return {
+    body: {
+      job_id: id,
+      job_type: req.job_type,
+      payment_status: billingOff ? 'paid' : 'pending',
+      price_cents: prepared.price.cardCents,
+      source_job_id: parent!.job.id,
+      next_endpoint: 'process',
+      ...(mpp && { mpp }),
+    },
+    receipt: {},
+  };
 }
 
 /**
@@ -44,8 +118,8 @@ function refuseForeignFields(def: JobTypeDefinition, req: CreateJobRequest): voi
 export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
   const def = definitionFor(req.job_type);
   refuseForeignFields(def, req);
-  if (def.facts.input.kind !== 'upload') throw new AppError('not_implemented_job_type', `job_type ${req.job_type} is not available yet`);
-  const prepared = def.prepare(req);
+  if (def.facts.input.kind === 'parent') return createDerivative(ctx, def, caller, req);
+  const prepared = def.prepare(req, null);
   const now = ctx.clock.now();
   const id = randomUUID();
   const values = {

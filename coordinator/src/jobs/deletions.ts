@@ -4,6 +4,7 @@ import { jobOutputs, jobs } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { isActive } from './transitions.ts';
 import { loadOwnedJob, type JobRow } from './job-access.ts';
+import { activeDerivatives } from './parent-source.ts';
 import { transitionJob } from './transition-job.ts';
 
 function refuseWhileRunning(job: JobRow): void {
@@ -32,6 +33,13 @@ export async function deleteSource(ctx: Ctx, sessionId: string, jobId: string) {
   const job = await loadOwnedJob(ctx.db, jobId, sessionId);
   if (!job.sourceKey || job.sourceDeletedAt) throw new AppError('not_found', `job ${job.id} has no stored source`);
   refuseWhileRunning(job);
+  const cutting = await activeDerivatives(ctx.db, job.id);
+  if (cutting.length) {
+    throw new AppError(
+      'conflict',
+      `derivative job${cutting.length > 1 ? 's' : ''} ${cutting.join(', ')} ${cutting.length > 1 ? 'are' : 'is'} still cutting from this source; delete it after they complete`,
+    );
+  }
   await ctx.blobs.delete(job.sourceKey);
   await ctx.db.update(jobs).set({ sourceDeletedAt: ctx.clock.now(), updatedAt: ctx.clock.now() }).where(eq(jobs.id, job.id));
   await markDeletedWhenEmpty(ctx, job.id);

@@ -43,6 +43,11 @@ async function toOutput(ctx: Ctx, job: JobRow, o: OutputRow): Promise<JobOutput>
   };
 }
 
+const encoderOf = (job: JobRow): 'libx264' | 'h264_nvenc' | null => {
+  const e = job.media?.['encoder'];
+  return e === 'libx264' || e === 'h264_nvenc' ? e : null;
+};
+
 /** The spec's Job resource, with fresh presigned URLs on every output. */
 export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
   const outputs = job.status === 'deleted' ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
@@ -65,5 +70,6 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
     expires_at: iso(job.expiresAt),
     outputs: await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
     progress: job.progress ?? null,
+    ...(encoderOf(job) && { encoder: encoderOf(job)! }),
   };
 }

@@ -1,21 +1,35 @@
+import { eq } from 'drizzle-orm';
 import type { Tx } from '../db/database.ts';
+import { jobs, type JobPatch } from '../db/schema.ts';
+import { enqueueWakeup } from '../dispatch/enqueue.ts';
+import { definitionOf } from '../job-types/registry.ts';
 import { settlementCents } from '../payments/ledger.ts';
 import type { Settlement } from '../payments/types.ts';
 import { transitionJob } from './transition-job.ts';
 
 /**
- * pending → uploading with the payment recorded, inside the transaction that books the charge
- * (payments call back into jobs only through the `onSettled` they are handed, never directly).
- * Returns false when the job was no longer pending (the caller must then refund).
+ * Records a payment inside the transaction that books the charge (payments call back into jobs
+ * only through the `onSettled` they are handed, never directly): an upload job moves pending →
+ * uploading; a no-upload derivative starts at once (pending → its first stage + a wake-up), since
+ * paying is what /process is for. Returns false when the job was no longer pending (the caller
+ * must then refund).
  */
 export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<boolean> {
-  const row = await transitionJob(tx, {
-    jobId,
-    from: 'pending',
-    to: 'uploading',
-    reason: `paid (${s.method})`,
-    now,
-    patch: { paymentStatus: 'paid', paymentRail: s.rail, paymentReference: s.reference, payer: s.payer, amountPaidCents: settlementCents(s) },
-  });
+  const patch: JobPatch = { paymentStatus: 'paid', paymentRail: s.rail, paymentReference: s.reference, payer: s.payer, amountPaidCents: settlementCents(s) };
+  const [job] = await tx.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  if (!job) return false;
+  const def = definitionOf(job.jobType);
+  if (def.facts.input.kind === 'parent') return (await startDerivative(tx, jobId, job.jobType, now, `paid (${s.method}) and started`, patch)) !== null;
+  const row = await transitionJob(tx, { jobId, from: 'pending', to: 'uploading', reason: `paid (${s.method})`, now, patch });
   return row !== null;
+}
+
+/**
+ * Queues a derivative: pending → its type's first stage and an outbox wake-up, in the caller's
+ * transaction. Its retention starts when it ends, so nothing expires it while queued or running.
+ */
+export async function startDerivative(tx: Tx, jobId: string, jobType: string, now: Date, reason: string, patch: JobPatch = {}) {
+  const row = await transitionJob(tx, { jobId, from: 'pending', to: definitionOf(jobType).stages[0], reason, now, patch: { ...patch, expiresAt: null } });
+  if (row) await enqueueWakeup(tx, jobId, jobType, now);
+  return row;
 }

@@ -9,14 +9,15 @@ export { ACTIVE_STATUSES };
  * registered job type's path is checked against this table by job-types/registry.test.ts.
  *
  *   pending ─paid→ uploading ─complete-upload→ extracting_audio ⇄ transcribing → analyzing → completed
+ *   pending ─process (paid)→ analyzing ⇄ analyzing (requeue) → completed        (no-upload derivatives)
  *   any active status ─fail→ failed;  completed|failed ─retention/DELETE→ deleted
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
-  pending: ['uploading', 'extracting_audio', 'failed', 'deleted'],
+  pending: ['uploading', 'extracting_audio', 'analyzing', 'failed', 'deleted'],
   uploading: ['extracting_audio', 'failed', 'deleted'],
   extracting_audio: ['extracting_audio', 'transcribing', 'failed'],
   transcribing: ['extracting_audio', 'analyzing', 'completed', 'failed'],
-  analyzing: ['extracting_audio', 'completed', 'failed'],
+  analyzing: ['extracting_audio', 'analyzing', 'completed', 'failed'],
   publishing: ['completed', 'failed'],
   completed: ['deleted'],
   failed: ['deleted'],

@@ -9,6 +9,7 @@ export const PAID_OPERATIONS = [
   { method: 'post', path: '/api/v1/jobs', product: 'job' },
   { method: 'get', path: '/api/v1/jobs/{id}/upload-url', product: 'job' },
   { method: 'post', path: '/api/v1/jobs/{id}/complete-upload', product: 'job' },
+  { method: 'post', path: '/api/v1/jobs/{id}/process', product: 'job' },
   { method: 'get', path: '/api/test', product: 'smoke_test' },
 ] as const;
 

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { createJob } from '../jobs/create-job.ts';
 import { describeJob } from '../jobs/job-view.ts';
 import { payIfDue } from '../jobs/pay-job.ts';
-import { processJob } from '../jobs/process-job.ts';
+import { processJob, requireDerivativeJob } from '../jobs/process-job.ts';
 import { completeUpload, getUploadUrl, requireUploadJob } from '../jobs/upload.ts';
 import type { JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
@@ -51,9 +51,11 @@ export async function completeUploadCall(ctx: Ctx, creds: Credentials, jobId: st
   return { value: await completeUpload(ctx, paid.job), receipt: paid.receipt };
 }
 
-/** Starts a no-upload derivative. */
-export async function processCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<{ job_id: string; status: 'processing' }> {
-  return processJob(await ownedJob(ctx, creds, jobId));
+/** Pays for (402 while unpaid) and starts a no-upload derivative, in one call. */
+export async function processCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
+  const job = await jobForGatedCall(ctx, creds, jobId);
+  requireDerivativeJob(job);
+  return processJob(ctx, job, paymentInputOf(ctx, creds));
 }
 
 /** The job's hosted card checkout, created on first use. */

@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, not, sql } from 'drizzle-orm';
+import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import type { SweepPass, SweepPolicy } from './sweeper.ts';
@@ -6,14 +7,20 @@ import type { SweepPass, SweepPolicy } from './sweeper.ts';
 /**
  * Finished jobs past their retention (expires_at) become `deleted` and lose their output rows;
  * their objects stay scheduled (expires_at) for the purge pass, which removes `jobs/<id>/`.
- * Status first, objects after: a job is never shown with outputs whose objects are gone.
+ * Status first, objects after: a job is never shown with outputs whose objects are gone. A
+ * derivative's own outputs live under its own prefix, so it keeps them for its own retention
+ * whatever happens to its parent.
  */
 export function retentionPass(policy: SweepPolicy): SweepPass {
   return {
     name: 'retention',
     async run(ctx, now) {
       const result = { expired: 0, errors: 0 };
-      const due = and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now));
+      // A parent whose derivatives are still queued or running keeps its source until they end:
+      // they were paid for against it. It expires on the first sweep after the last one ends.
+      // (constants, inlined as literals so they compare with the enum column on both Postgres and PGlite)
+      const cutting = sql`EXISTS (SELECT 1 FROM jobs AS child WHERE child.source_job_id = ${jobs.id} AND child.status IN (${sql.raw(ACTIVE_STATUSES.map((s) => `'${s}'`).join(', '))}))`;
+      const due = and(inArray(jobs.status, ['completed', 'failed']), lt(jobs.expiresAt, now), not(cutting));
       const expired = await ctx.db.select({ id: jobs.id, status: jobs.status }).from(jobs).where(due).orderBy(asc(jobs.expiresAt)).limit(policy.batch);
       for (const job of expired) {
         try {

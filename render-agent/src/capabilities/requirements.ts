@@ -37,3 +37,21 @@ export const whisperModelAvailable: Requirement = (host, config) => {
 export function unmet(...requirements: Requirement[]): (host: HostFacts, config: AgentConfig) => string[] {
   return (host, config) => requirements.map((r) => r(host, config)).filter((line) => line !== null);
 }
+
+/**
+ * What a cut encodes with: H.264 (h264_nvenc when a session opened at start-up, else libx264) and
+ * AAC. Debian's ffmpeg has both; a minimal build may lack libx264 (it is GPL) or be built without
+ * encoders at all.
+ */
+export const h264EncoderAvailable: Requirement = (host, config) => {
+  const { encoders, version } = host.ffmpeg;
+  // ffmpegRuns already says why an ffmpeg that does not run lists no encoders.
+  if (version === null) return null;
+  const missing = [
+    ...(host.nvenc || encoders.includes('libx264') ? [] : ['an H.264 encoder (libx264, or h264_nvenc with a working NVIDIA driver)']),
+    ...(encoders.includes('aac') ? [] : ['the aac encoder']),
+  ];
+  return missing.length === 0
+    ? null
+    : `ffmpeg at ${config.ffmpegPath} lacks ${missing.join(' and ')}, which cuts encode with: install an ffmpeg built with them`;
+};

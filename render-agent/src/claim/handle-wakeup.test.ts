@@ -62,8 +62,15 @@ function setup(claim: () => Promise<ClaimResponse>, run: Pipeline<'transcribe'>[
     config: loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222', AGENT_ID: 'agent-1' }),
     client,
     whisper: { device: 'cpu', computeType: 'int8' },
-    host: { ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] }, nvenc: false, cuda: { available: false, devices: [] }, whisperModels: { isRunnable: true, models: ['tiny.en'] }, freeDiskBytes: 1e10 },
-    pipelines: { transcribe },
+    host: {
+      ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] },
+      nvenc: false,
+      cuda: { available: false, devices: [] },
+      whisperModels: { isRunnable: true, models: ['tiny.en'] },
+      freeDiskBytes: 1e10,
+    },
+    // Only transcribe is claimed in these tests; the cut pipelines are never reached.
+    pipelines: { transcribe } as unknown as WakeupDeps['pipelines'],
     nc: nc as unknown as WakeupDeps['nc'],
     logger: pino({ level: 'debug' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
     clock,

@@ -31,7 +31,18 @@ export function h264Args(encoder: VideoEncoder, s: H264Settings): string[] {
     const rate =
       s.rate.mode === 'crf'
         ? ['-crf', String(s.rate.crf), '-maxrate', `${s.rate.maxKbps}k`, '-bufsize', `${s.rate.maxKbps * 2}k`]
-        : ['-b:v', `${s.rate.kbps}k`, '-minrate', `${s.rate.kbps}k`, '-maxrate', `${s.rate.kbps}k`, '-bufsize', `${s.rate.kbps * 2}k`, '-x264-params', 'nal-hrd=cbr'];
+        : [
+            '-b:v',
+            `${s.rate.kbps}k`,
+            '-minrate',
+            `${s.rate.kbps}k`,
+            '-maxrate',
+            `${s.rate.kbps}k`,
+            '-bufsize',
+            `${s.rate.kbps * 2}k`,
+            '-x264-params',
+            'nal-hrd=cbr',
+          ];
     return ['-c:v', 'libx264', '-preset', s.preset, ...rate, ...common];
   }
   const rate =

@@ -55,7 +55,7 @@ export function parseVideoProbe(json: string): VideoStreamInfo {
   if (!parsed.success) throw new PipelineError('media_invalid', 'the source is not a video ffprobe can read');
   const { streams, format } = parsed.data;
   const v = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
-  if (!v || !v.width || !v.height) throw new PipelineError('media_invalid', 'the source has no video stream to cut');
+  if (!v?.width || !v.height) throw new PipelineError('media_invalid', 'the source has no video stream to cut');
   const avg = rate(v.avg_frame_rate);
   const real = rate(v.r_frame_rate);
   // avg_frame_rate is what players show; r_frame_rate is a fallback for streams that lack it.
@@ -77,11 +77,12 @@ export function parseVideoProbe(json: string): VideoStreamInfo {
 
 /** Probes a local file's first video stream (under the same input guard as every other probe). */
 export async function probeVideo(ffprobePath: string, input: string, signal?: AbortSignal): Promise<VideoStreamInfo> {
-  const r = await execa(
-    ffprobePath,
-    ['-v', 'error', ...INPUT_GUARD_ARGS, '-print_format', 'json', '-show_format', '-show_streams', asFileUrl(input)],
-    { reject: false, killDescendants: true, forceKillAfterDelay: 2_000, ...(signal ? { cancelSignal: signal } : {}) },
-  );
+  const r = await execa(ffprobePath, ['-v', 'error', ...INPUT_GUARD_ARGS, '-print_format', 'json', '-show_format', '-show_streams', asFileUrl(input)], {
+    reject: false,
+    killDescendants: true,
+    forceKillAfterDelay: 2_000,
+    ...(signal ? { cancelSignal: signal } : {}),
+  });
   signal?.throwIfAborted();
   if (r.exitCode !== 0) throw new PipelineError('media_invalid', 'the source is not a video ffprobe can read');
   return parseVideoProbe(String(r.stdout));

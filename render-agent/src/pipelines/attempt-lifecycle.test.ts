@@ -42,7 +42,13 @@ function setup() {
   const ctx: PipelineContext = {
     config: { ...loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222', AGENT_ID: 'a1' }), workDir },
     whisper: { device: 'cpu', computeType: 'int8' },
-    host: { ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] }, nvenc: false, cuda: { available: false, devices: [] }, whisperModels: { isRunnable: true, models: ['tiny.en'] }, freeDiskBytes: 1e10 },
+    host: {
+      ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] },
+      nvenc: false,
+      cuda: { available: false, devices: [] },
+      whisperModels: { isRunnable: true, models: ['tiny.en'] },
+      freeDiskBytes: 1e10,
+    },
     client,
     fence,
     progress,

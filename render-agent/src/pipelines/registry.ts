@@ -2,6 +2,8 @@ import type { WorkKind } from '@cutroom/proto';
 import type { HostFacts } from '../capabilities/requirements.ts';
 import type { AgentConfig } from '../config.ts';
 import type { AssignedJobType, Pipeline, PipelineNeeds, PipelineRegistry } from './pipeline.ts';
+import { extractClipPipeline } from './extract-clip.ts';
+import { extractVerticalClipPipeline } from './extract-vertical-clip.ts';
 import { transcribePipeline } from './transcribe.ts';
 
 /**
@@ -11,6 +13,8 @@ import { transcribePipeline } from './transcribe.ts';
  */
 export const PIPELINES: PipelineRegistry = {
   transcribe: transcribePipeline,
+  extract_clip: extractClipPipeline,
+  extract_vertical_clip: extractVerticalClipPipeline,
 };
 
 /**

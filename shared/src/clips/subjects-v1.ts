@@ -17,7 +17,12 @@ export type SubjectSample = z.infer<typeof SubjectSample>;
 
 /** A subject found by detection: one identity linked across sampled frames. */
 export const DetectedSubject = z.object({
-  /** Stable within this document; pass it back as `subject_id` to cut again around this subject. */
+  /**
+   * Stable within this document; pass it back as `subject_id` to cut again around this subject.
+   * Numbered by dominance (presence × mean area): `s1` is the clip's main subject. Identities are
+   * geometric (no face recognition): a subject never spans a shot change or a gap of more than 2 s,
+   * so one person seen in two shots is two subjects.
+   */
   id: z.string().min(1).max(64),
   kind: z.enum(['face']),
   /** Share of sampled frames (0..1) the subject appears in. */
@@ -28,10 +33,14 @@ export const DetectedSubject = z.object({
 });
 export type DetectedSubject = z.infer<typeof DetectedSubject>;
 
-/** A shot: clip time range between two detected cuts (scene changes). */
+/** A shot: clip time range between two detected cuts (scene changes); `subject_id` is the subject its crop frames (null: none, centered). */
 export const Shot = z.object({ start: seconds, end: seconds, subject_id: z.string().nullable() });
 
-/** The crop window's top-left in source pixels at clip time `t`; the window size is `crop.width` x `crop.height`. */
+/**
+ * The crop window's top-left in source pixels from clip time `t` on (until the next point); the
+ * window size is `crop.width` x `crop.height`. auto/subject_id: one point per shot; follow: one
+ * point per frame where the window moves; center/manual: one point.
+ */
 export const CropPoint = z.object({ t: seconds, x: px, y: px });
 export type CropPoint = z.infer<typeof CropPoint>;
 

@@ -23,8 +23,11 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
         description:
           'Upload-based jobs (transcribe) take job_type, filename and content_type; next call GET /jobs/{id}/upload-url. ' +
           'With a session token the job starts pending (pay by hosted checkout_url, or answer the 402 of upload-url). ' +
-          'Without one, a payment credential creates it paid and the response carries a new session_token.',
-        response: { 201: CreateJobResponse, ...errors },
+          'Without one, a payment credential creates it paid and the response carries a new session_token. ' +
+          'No-upload derivatives (extract_clip with source_job_id + segments; extract_vertical_clip with source_job_id + start/end and optional profile, subject, subject_id, subject_box, t_ref, subject_x_offset) ' +
+          'need the bearer of the session that owns the parent; they are created free and unpaid (price_cents, next_endpoint process, no checkout_url): POST /jobs/{id}/process pays and starts them. ' +
+          'The parent must be completed, still hold its source and be within its retention (410 otherwise).',
+        response: { 201: CreateJobResponse, ...errors, 410: ErrorResponse },
       },
     },
     async (req, reply) => {
@@ -93,8 +96,18 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
     '/jobs/:id/process',
     {
       config: { limit: 'payment' },
-      schema: { tags: ['jobs'], summary: 'Start a no-upload derivative job', security, params: JobIdParams, response: { 200: ProcessingResponse, ...errors } },
+      schema: {
+        tags: ['jobs'],
+        summary: 'Pay for and start a no-upload derivative job (extract_clip, extract_vertical_clip)',
+        description:
+          'Unpaid: answers 402 with the payment challenge (MPP methods evm and card, x402); retry with `Authorization: Payment <credential>` ' +
+          '(or the bearer plus the credential) and the job is paid and queued in one call. Billing off or already paid: just starts it. ' +
+          'The parent is checked first: an expired or deleted parent answers 410 before any payment. Repeating the call on a running job answers processing.',
+        security: [...security, { payment: [] }],
+        params: JobIdParams,
+        response: { 200: ProcessingResponse, ...errors, 410: ErrorResponse },
+      },
     },
-    async (req) => processCall(ctx, credentialsOf(ctx, req), req.params.id),
+    async (req, reply) => sendServed(reply, await processCall(ctx, credentialsOf(ctx, req), req.params.id)),
   );
 };

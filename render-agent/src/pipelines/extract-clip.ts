@@ -1,0 +1,144 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { CompleteRequest, CutSegment, ExtractClipAssignment, MediaInfo } from '@cutroom/proto';
+import { retimeTranscript } from '@cutroom/shared/transcript/retime';
+import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
+import { PipelineError } from '../errors.ts';
+import { cutClip, cutSeconds, type SnappedSegment, snapSegments } from '../executors/cut.ts';
+import { h264EncoderOf } from '../executors/h264-encoder.ts';
+import { probeMedia } from '../executors/probe.ts';
+import { probeVideo, type VideoStreamInfo } from '../executors/video-probe.ts';
+import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import { confirmStillHolding } from './fenced-calls.ts';
+import { downloadSource, redactUrl, uploadOutput } from './http-transfer.ts';
+import type { Pipeline, PipelineContext } from './pipeline.ts';
+import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
+import { buildTranscriptOutputs } from './transcript-outputs.ts';
+
+/**
+ * extract_clip: the parent's stored source → probe → one ffmpeg run that cuts every segment on
+ * the source's frame grid and joins them into one mp4 → probe of the result → the parent's
+ * transcript re-timed to the cut (when asked) → outputs `clip`, `transcript_srt`,
+ * `transcript_words`. The job is `analyzing` from its claim to its end (its only stage), so no
+ * stage is reported; the encode's progress goes out as `analyzing`.
+ */
+export const extractClipPipeline: Pipeline<'extract_clip'> = {
+  kind: 'cut',
+  missing: unmet(ffmpegRuns, h264EncoderAvailable),
+  run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractClipInto(dir, a, signal, ctx)),
+};
+
+const OUTPUT_NAMES = ['clip', 'transcript_srt', 'transcript_words'] as const;
+type OutputName = (typeof OUTPUT_NAMES)[number];
+const isOutputName = (name: string): name is OutputName => (OUTPUT_NAMES as readonly string[]).includes(name);
+
+async function extractClipInto(dir: string, a: ExtractClipAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
+  const { config, progress, logger: log, clock } = ctx;
+  const source = path.join(dir, 'source');
+  const output = path.join(dir, 'clip.mp4');
+  const encoder = h264EncoderOf(ctx.host);
+
+  // Every child runs under a wall-clock limit (stage-limit.ts).
+  const within = <T>(stage: LimitedStage, mediaSeconds: number, run: (s: AbortSignal) => Promise<T>) =>
+    runWithinLimit({ stage, limitMs: stageLimitMs(stage, mediaSeconds, config.stageTimeouts), signal, clock }, run);
+
+  // Refused before any work: an output this agent cannot write would only fail after the encode.
+  const names = Object.keys(a.outputs);
+  const unknown = names.find((name) => !isOutputName(name));
+  if (unknown !== undefined) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${unknown}`);
+  const wordsUrl = a.params.parent_words_url;
+  if (wordsUrl === null && names.some((n) => n !== 'clip')) {
+    throw new PipelineError('internal', 'the assignment asks for a transcript but gives no parent transcript to re-time');
+  }
+
+  const sourceBytes = await downloadSource(a.source.get_url, source, a.source.size, signal, clock);
+  // Fetched before the encode: a presigned URL may not outlive a long one.
+  const parentTranscript = wordsUrl === null ? null : await fetchParentTranscript(wordsUrl, signal);
+  log.info({ bytes: sourceBytes, transcript_segments: parentTranscript?.segments.length ?? null }, 'source downloaded');
+  progress.report('analyzing', 0);
+
+  const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
+  if (!media.has_video) throw new PipelineError('media_invalid', 'the parent has no video stream: extract_clip cuts video (use the transcript for audio)');
+  const video = await within('probe', 0, (s) => probeVideo(config.ffprobePath, source, s));
+  const segments = snapInside(a.params.segments, video);
+  const seconds = cutSeconds(segments, video.fps);
+  log.info({ media, width: video.width, height: video.height, fps: video.fpsRational, segments: segments.length, seconds, encoder }, 'source probed');
+
+  await within('encode', seconds, (s) =>
+    cutClip({
+      ffmpegPath: config.ffmpegPath,
+      input: source,
+      output,
+      segments,
+      fps: video.fps,
+      fpsRational: video.fpsRational,
+      hasAudio: video.hasAudio,
+      encoder,
+      signal: s,
+      onProgress: (f) => progress.report('analyzing', f),
+    }),
+  );
+  // The source can be gigabytes; only the clip is needed from here on.
+  await fs.rm(source, { force: true });
+  const out = await within('probe', 0, (s) => probeVideo(config.ffprobePath, output, s));
+  if (Math.abs(out.width - video.width) > 1 || Math.abs(out.height - video.height) > 1) {
+    throw new PipelineError('tool_failed', `the encode wrote ${out.width}x${out.height}, not the source's ${video.width}x${video.height}`);
+  }
+  progress.report('analyzing', 1);
+  progress.flush();
+  log.info({ duration_seconds: out.durationSeconds, planned_seconds: seconds }, 'clip encoded');
+
+  const transcript = parentTranscript === null ? null : buildTranscriptOutputs(retimeTranscript(parentTranscript, segments));
+  const bodies: Record<OutputName, () => Promise<Buffer>> = {
+    clip: () => fs.readFile(output),
+    transcript_srt: async () => transcript!.transcript_srt,
+    transcript_words: async () => transcript!.transcript_words,
+  };
+  await confirmStillHolding(ctx, signal);
+  const outputs: { name: string; bytes: number }[] = [];
+  for (const [name, target] of Object.entries(a.outputs)) {
+    if (!isOutputName(name)) continue; // refused above
+    const body = await bodies[name]();
+    await uploadOutput(name, target, body, signal, clock);
+    outputs.push({ name, bytes: body.byteLength });
+  }
+  return {
+    ...ctx.fence,
+    job_type: 'extract_clip',
+    media,
+    video: { duration_seconds: out.durationSeconds, width: out.width, height: out.height, fps: out.fps, encoder },
+    outputs,
+  };
+}
+
+/**
+ * The segments on the source's frame grid, after checking each ends inside the video. One frame
+ * of slack: the parent's duration is rounded, and its last frame may end after it.
+ */
+export function snapInside(segments: readonly CutSegment[], video: Pick<VideoStreamInfo, 'fps' | 'durationSeconds'>): SnappedSegment[] {
+  segments.forEach((s, i) => {
+    if (s.end > video.durationSeconds + 1 / video.fps) {
+      const name = `segment ${i + 1}${s.label ? ` (${s.label})` : ''}`;
+      throw new PipelineError('media_invalid', `${name} ends at ${s.end} s but the parent's video is only ${video.durationSeconds.toFixed(3)} s long`);
+    }
+  });
+  return snapSegments(segments, video.fps, video.durationSeconds);
+}
+
+/** The parent's transcript v2. Ours to serve: a failure is `source_unavailable` (retried), never the caller's. */
+async function fetchParentTranscript(url: string, signal: AbortSignal): Promise<TranscriptV2> {
+  const what = `the parent's transcript could not be fetched from ${redactUrl(url)}`;
+  let body: unknown;
+  try {
+    const res = await fetch(url, { signal });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    body = await res.json();
+  } catch (err) {
+    signal.throwIfAborted();
+    throw new PipelineError('source_unavailable', `${what}: ${(err as Error).message}`, { cause: err });
+  }
+  const parsed = TranscriptV2.safeParse(body);
+  if (!parsed.success) throw new PipelineError('source_unavailable', `${what}: it is not a transcript v2 (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  return parsed.data;
+}

@@ -1,0 +1,87 @@
+import type { DetectedSubject, PixelBox } from '@cutroom/shared/clips/subjects-v1';
+import type { VideoStreamInfo } from '../executors/video-probe.ts';
+import { type DetectedFace, loadFaceDetector } from './face-detector.ts';
+import { expectedSamples, SAMPLE_MAX_SIDE, sampleRate, scaledSize } from './sampling.ts';
+import { SCENE_MAX_SIDE, scanClip } from './scan-clip.ts';
+import { type ShotRange, shotsFromCuts } from './shots.ts';
+import { describeSubjects, type FrameFaces, linkDetections } from './track.ts';
+
+export interface DetectSubjectsOptions {
+  ffmpegPath: string;
+  source: string;
+  /** Source seconds. */
+  start: number;
+  end: number;
+  video: VideoStreamInfo;
+  /** Samples per second before the MAX_SAMPLES cap (follow: 4, auto and subject_id: 2). */
+  preferredFps: number;
+  signal: AbortSignal;
+  /** 0..1 over the sampled frames. */
+  onProgress?: (fraction: number) => void;
+}
+
+export interface SubjectDetection {
+  detector: { name: string; sample_interval_s: number; frames_sampled: number };
+  /** Shots in clip seconds, covering [0, end − start]. */
+  shots: ShotRange[];
+  /** The shot changes kept (clip seconds). */
+  cuts: number[];
+  /** Subjects, ids by dominance (s1 first). */
+  subjects: DetectedSubject[];
+}
+
+const tenth = (v: number) => Math.round(v * 10) / 10;
+
+/** A detection in sample pixels → a box in source pixels inside the frame, or null when nothing is left. */
+export function toSourceBox(face: DetectedFace, scaleX: number, scaleY: number, width: number, height: number): (PixelBox & { score: number }) | null {
+  const x0 = Math.max(0, face.x * scaleX);
+  const y0 = Math.max(0, face.y * scaleY);
+  const x1 = Math.min(width, (face.x + face.w) * scaleX);
+  const y1 = Math.min(height, (face.y + face.h) * scaleY);
+  if (x1 - x0 < 1 || y1 - y0 < 1) return null;
+  const score = Math.round(Math.min(1, Math.max(0, face.score)) * 1000) / 1000;
+  return { x: tenth(x0), y: tenth(y0), w: tenth(x1 - x0), h: tenth(y1 - y0), score };
+}
+
+/**
+ * Samples the clip, finds faces in every sample, finds shot changes (one ffmpeg pass for both),
+ * and links faces into subjects that never cross a shot change.
+ */
+export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectDetection> {
+  const duration = o.end - o.start;
+  const detector = await loadFaceDetector();
+  const rate = sampleRate(duration, o.preferredFps);
+  const sample = scaledSize(o.video.width, o.video.height, SAMPLE_MAX_SIDE);
+  const scene = scaledSize(o.video.width, o.video.height, SCENE_MAX_SIDE);
+  const expected = expectedSamples(duration, rate);
+  const scaleX = o.video.width / sample.width;
+  const scaleY = o.video.height / sample.height;
+  const frames: FrameFaces[] = [];
+  const scan = await scanClip({
+    ffmpegPath: o.ffmpegPath,
+    source: o.source,
+    start: o.start,
+    duration,
+    rate,
+    sample,
+    scene,
+    signal: o.signal,
+    onFrame: async (rgb, index) => {
+      const t = Math.round(index * rate.interval * 1e6) / 1e6;
+      const faces = await detector.detect(rgb, sample.width, sample.height);
+      o.signal.throwIfAborted();
+      if (t <= duration) {
+        frames.push({ t, faces: faces.flatMap((f) => toSourceBox(f, scaleX, scaleY, o.video.width, o.video.height) ?? []) });
+      }
+      o.onProgress?.(Math.min(1, (index + 1) / expected));
+    },
+  });
+  const { cuts, shots } = shotsFromCuts(scan.cuts, duration);
+  const tracks = linkDetections(frames, { cuts });
+  return {
+    detector: { name: detector.name, sample_interval_s: rate.interval, frames_sampled: frames.length },
+    shots,
+    cuts,
+    subjects: describeSubjects(tracks, frames.length, o.video.width * o.video.height),
+  };
+}

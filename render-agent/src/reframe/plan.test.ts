@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { ExtractVerticalClipParams } from '@cutroom/proto';
+import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
+import { PipelineError } from '../errors.ts';
+import type { VideoStreamInfo } from '../executors/video-probe.ts';
+import { planReframe } from './plan.ts';
+
+const video = (width: number, height: number): VideoStreamInfo => ({
+  width,
+  height,
+  fps: 25,
+  fpsRational: '25/1',
+  sar: '1:1',
+  durationSeconds: 60,
+  hasAudio: true,
+  codec: 'h264',
+});
+
+const params = (p: Partial<ExtractVerticalClipParams>): ExtractVerticalClipParams => ({
+  start: 10,
+  end: 20,
+  profile: 'vidA-primary',
+  subject: 'center',
+  subject_id: null,
+  subject_box: null,
+  t_ref: null,
+  subject_x_offset: 0,
+  ...p,
+});
+
+// center and manual never start ffmpeg: these run without media (the others are in test/reframe.test.ts).
+const plan = (v: VideoStreamInfo, p: Partial<ExtractVerticalClipParams>) =>
+  planReframe({
+    ffmpegPath: '/nonexistent/ffmpeg',
+    source: '/nonexistent/source',
+    start: 10,
+    end: 20,
+    video: v,
+    params: params(p),
+    outWidth: 1080,
+    outHeight: 1920,
+    workDir: '/nonexistent',
+    signal: new AbortController().signal,
+  });
+
+describe('planReframe without detection', () => {
+  it('center: one centered point, no detector, a valid document', async () => {
+    const doc = await plan(video(1920, 1080), {});
+    expect(SubjectsV1.parse(doc)).toEqual(doc);
+    expect(doc.crop).toEqual({ width: 608, height: 1080, scaled_only: false, path: [{ t: 0, x: 656, y: 0 }] });
+    expect(doc).toMatchObject({ detector: null, subjects: [], shots: [], chosen_subject_id: null, clip: { start: 10, end: 20 } });
+  });
+
+  it('manual: centered on the box, shifted by subject_x_offset (output px → source px)', async () => {
+    const box = { x: 1200, y: 300, w: 200, h: 200 };
+    expect((await plan(video(1920, 1080), { subject: 'manual', subject_box: box })).crop.path).toEqual([{ t: 0, x: 996, y: 0 }]);
+    // 108 output px = 108 × 608 / 1080 = 60.8 source px: 1300 − 60.8 − 304 = 935.2 → 936.
+    expect((await plan(video(1920, 1080), { subject: 'manual', subject_box: box, subject_x_offset: 108 })).crop.path).toEqual([{ t: 0, x: 936, y: 0 }]);
+  });
+
+  it('manual: clamps at the frame edges', async () => {
+    expect((await plan(video(1920, 1080), { subject: 'manual', subject_box: { x: 0, y: 0, w: 50, h: 50 } })).crop.path[0]!.x).toBe(0);
+    expect((await plan(video(1920, 1080), { subject: 'manual', subject_box: { x: 1880, y: 0, w: 40, h: 40 } })).crop.path[0]!.x).toBe(1312);
+  });
+
+  it('manual without a box is our bug, not the caller’s', async () => {
+    await expect(plan(video(1920, 1080), { subject: 'manual' })).rejects.toMatchObject({ name: 'PipelineError', code: 'internal' });
+    await expect(plan(video(1920, 1080), { subject: 'manual' })).rejects.toBeInstanceOf(PipelineError);
+  });
+
+  it('a vertical source is scaled, not cropped', async () => {
+    const doc = await plan(video(1080, 1920), { subject: 'manual', subject_box: { x: 100, y: 100, w: 100, h: 100 } });
+    expect(doc.crop).toEqual({ width: 1080, height: 1920, scaled_only: true, path: [{ t: 0, x: 0, y: 0 }] });
+    expect(doc.detector).toBeNull();
+  });
+});

@@ -1,0 +1,108 @@
+import type { ExtractVerticalClipParams } from '@cutroom/proto';
+import type { CropPoint, SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
+import { PipelineError } from '../errors.ts';
+import type { VideoStreamInfo } from '../executors/video-probe.ts';
+import { centeredCropX, cropCenterForSubject, cropWindowSize, cropXForCenter, isVerticalSource, subjectShiftInSource } from './crop-geometry.ts';
+import { followPath, steadyPath } from './crop-path.ts';
+import { detectSubjects, type SubjectDetection } from './detect-subjects.ts';
+import { frameShots } from './shot-targets.ts';
+
+export interface PlanReframeOptions {
+  ffmpegPath: string;
+  /** Local path of the source video. */
+  source: string;
+  /** The cut in source seconds (the same as `params.start`/`params.end`). */
+  start: number;
+  end: number;
+  video: VideoStreamInfo;
+  params: ExtractVerticalClipParams;
+  /** The profile's output size; `subject_x_offset` is in its pixels. */
+  outWidth: number;
+  outHeight: number;
+  /** The attempt's work folder (planning writes nothing there today; cropFilter does). */
+  workDir: string;
+  signal: AbortSignal;
+  /** 0..1; sampling and detection are nearly all of it. */
+  onProgress?: (fraction: number) => void;
+}
+
+/**
+ * Samples per second wanted before the MAX_SAMPLES cap: `follow` moves the crop between samples,
+ * so it samples twice as often as the steady strategies.
+ */
+const PREFERRED_FPS = { follow: 4, steady: 2 } as const;
+
+/**
+ * Decides the crop for one vertical clip and describes it as Subjects v1 (times clip-relative).
+ * - `center`: the frame's center; no detection.
+ * - `manual`: centered on `subject_box` (which frames the subject at `t_ref`) shifted by
+ *   `subject_x_offset`, one static point; no detection.
+ * - `auto`: faces are detected and linked into subjects; each shot gets one steady window on its
+ *   dominant subject's median center (centered when the shot has no face).
+ * - `subject_id`: like auto, on the named subject in the shots where it appears.
+ * - `follow`: the named (else each shot's dominant) subject, followed smoothly (crop-path.ts).
+ * `subject_x_offset` applies to every strategy that frames a subject. A source that is already
+ * vertical is scaled, not cropped (`scaled_only`); auto/subject_id/follow still detect on it, so
+ * the document lists its subjects and an unknown subject_id fails the same way.
+ */
+export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
+  const { width, height, fps } = o.video;
+  const duration = o.end - o.start;
+  if (!(duration > 0)) throw new PipelineError('internal', `reframing got an empty clip (${o.start}..${o.end} s)`);
+  const isVertical = isVerticalSource(width, height);
+  const size = isVertical ? { width, height } : cropWindowSize(width, height);
+  const shift = subjectShiftInSource(o.params.subject_x_offset, size.width, o.outWidth);
+  const strategy = o.params.subject;
+  const doc = (path: CropPoint[], detection: SubjectDetection | null, shots: SubjectsV1['shots'], chosen: string | null): SubjectsV1 => ({
+    version: 1,
+    strategy,
+    source: { width, height, fps },
+    clip: { start: o.start, end: o.end },
+    detector: detection?.detector ?? null,
+    shots,
+    subjects: detection?.subjects ?? [],
+    chosen_subject_id: chosen,
+    crop: { width: size.width, height: size.height, scaled_only: isVertical, path: isVertical ? [{ t: 0, x: 0, y: 0 }] : path },
+  });
+
+  if (strategy === 'center') {
+    o.onProgress?.(1);
+    return doc([{ t: 0, x: centeredCropX(size.width, width), y: 0 }], null, [], null);
+  }
+  if (strategy === 'manual') {
+    const box = o.params.subject_box;
+    if (!box) throw new PipelineError('internal', 'subject=manual reached the agent without a subject_box');
+    o.onProgress?.(1);
+    return doc([{ t: 0, x: cropXForCenter(cropCenterForSubject(box.x + box.w / 2, shift), size.width, width), y: 0 }], null, [], null);
+  }
+
+  const requested = o.params.subject_id;
+  if (strategy === 'subject_id' && !requested) throw new PipelineError('internal', 'subject=subject_id reached the agent without a subject_id');
+  const detection = await detectSubjects({
+    ffmpegPath: o.ffmpegPath,
+    source: o.source,
+    start: o.start,
+    end: o.end,
+    video: o.video,
+    preferredFps: strategy === 'follow' ? PREFERRED_FPS.follow : PREFERRED_FPS.steady,
+    signal: o.signal,
+    onProgress: (f) => o.onProgress?.(0.98 * f),
+  });
+  if (requested && !detection.subjects.some((s) => s.id === requested)) {
+    const found = detection.subjects.map((s) => s.id).join(', ') || 'none';
+    throw new PipelineError(
+      'media_invalid',
+      `subject_id ${requested} was not found in this clip; subjects found: ${found} (run subject=auto and read the subjects output)`,
+    );
+  }
+  const framed = frameShots(detection.shots, detection.subjects, requested, shift);
+  const path =
+    strategy === 'follow'
+      ? followPath({ shots: framed, fps, cropWidth: size.width, sourceWidth: width, sampleInterval: detection.detector.sample_interval_s })
+      : steadyPath(framed, size.width, width);
+  const shots = framed.map((s) => ({ start: round3(s.start), end: round3(s.end), subject_id: s.subjectId }));
+  o.onProgress?.(1);
+  return doc(path, detection, shots, requested ?? detection.subjects[0]?.id ?? null);
+}
+
+const round3 = (v: number) => Math.round(v * 1000) / 1000;

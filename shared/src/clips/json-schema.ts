@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { SubjectsV1 } from './subjects-v1.ts';
+
+/**
+ * The public JSON Schema (draft 2020-12) of the `subjects` output of extract_vertical_clip,
+ * generated from the zod schema the coordinator validates uploads with. `$id` is where it is served.
+ */
+export function subjectsV1JsonSchema(id: string): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(SubjectsV1, { target: 'draft-2020-12' });
+  return { $schema, $id: id, title: 'cutroom subjects v1', ...rest };
+}
