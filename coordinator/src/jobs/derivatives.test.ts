@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeAttempt, failAttempt } from '../agents/attempts.ts';
 import { claimJob } from '../agents/claim.ts';
 import { jobOutputs, jobs, outbox } from '../db/schema.ts';
 import { createJobCall, createSessionCall, deleteSourceCall, getJobCall, processCall } from '../service/index.ts';
@@ -252,6 +253,48 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
     expect((await jobRow(ctx, parent)).status).toBe('deleted');
     // The derivative keeps its own outputs for its own retention.
     expect((await getJobCall(ctx, c, d.value.job_id)).status).toBe('completed');
+  });
+
+  it('completes a cut with the outputs it wrote and the encoder it ran on; a cut the input fails is failed and refunded', async () => {
+    const c = await creds();
+    const parent = await completedParent(c);
+    await addAgent(ctx, 'cutter3', ['cut']);
+    const d = await createJobCall(ctx, c, { job_type: 'extract_clip', source_job_id: parent, segments: [{ start: 0, end: 2 }], include_transcript: false });
+    await processCall(ctx, c, d.value.job_id);
+    const a = await claimJob(ctx, { v: 1, job_id: d.value.job_id, agent_id: 'cutter3' });
+    if (!a.claimed) throw new Error(a.reason);
+    await ctx.blobs.put(a.assignment.outputs['clip']!.key, Buffer.from('mp4 bytes'), 'video/mp4');
+    const fence = { v: 1 as const, job_id: d.value.job_id, attempt_id: a.assignment.attempt_id, agent_id: 'cutter3' };
+    const media = { duration_seconds: 120, has_video: true, has_audio: true, format_name: 'mov,mp4' };
+    await completeAttempt(ctx, {
+      ...fence,
+      job_type: 'extract_clip',
+      media,
+      video: { duration_seconds: 2, width: 1280, height: 720, fps: 25, encoder: 'libx264' },
+      outputs: [{ name: 'clip', bytes: 9 }],
+    });
+    const done = await getJobCall(ctx, c, d.value.job_id);
+    expect(done).toMatchObject({ status: 'completed', duration_seconds: 2, encoder: 'libx264' });
+    expect(done.outputs.map((o) => o.role)).toEqual(['clip']);
+    expect(Date.parse(done.expires_at!) - Date.parse(done.completed_at!)).toBe(24 * 3600_000);
+
+    const v = await createJobCall(ctx, c, { job_type: 'extract_vertical_clip', source_job_id: parent, start: 0, end: 5, subject_id: 's9' });
+    await processCall(ctx, c, v.value.job_id);
+    const b = await claimJob(ctx, { v: 1, job_id: v.value.job_id, agent_id: 'cutter3' });
+    if (!b.claimed) throw new Error(b.reason);
+    await failAttempt(ctx, {
+      v: 1,
+      job_id: v.value.job_id,
+      attempt_id: b.assignment.attempt_id,
+      agent_id: 'cutter3',
+      code: 'media_invalid',
+      message: 'subject_id s9 was not found in this clip; subjects found: s1',
+    });
+    expect(await getJobCall(ctx, c, v.value.job_id)).toMatchObject({
+      status: 'failed',
+      payment_status: 'refunded',
+      error_message: 'subject_id s9 was not found in this clip; subjects found: s1',
+    });
   });
 
   it('fails a derivative whose parent lost its source before it was claimed, refunded, instead of looping', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCutArgs, buildCutFilter, classifyCutFailure, cutSeconds, snapSegments } from './cut.ts';
+import { buildCutArgs, buildCutFilter, cutFailureContext, cutSeconds, snapSegments } from './cut.ts';
+import { classifyPassFailure } from './ffmpeg-pass.ts';
 
 const NTSC = 30000 / 1001;
 
@@ -149,36 +150,52 @@ describe('buildCutArgs', () => {
   });
 });
 
-describe('classifyCutFailure', () => {
-  const paths = { input: '/w/att/source', output: '/w/att/clip.mp4' };
+describe("cut failures (classifyPassFailure with the cut's context)", () => {
+  const context = cutFailureContext({ input: '/w/att/source', output: '/w/att/clip.mp4' });
+  // What ffmpeg writes under `-loglevel level+error` (buildCutArgs): every line tagged.
+  const failed = (stderr: string) => classifyPassFailure({ exitCode: 1, stderr, code: undefined, signal: undefined }, context);
+
+  it('logs tagged errors only', () => {
+    const args = buildCutArgs({
+      input: 'in',
+      output: 'out',
+      segments: snapSegments([{ start: 0, end: 1 }], 25),
+      fps: 25,
+      fpsRational: '25/1',
+      hasAudio: true,
+      encoder: 'libx264',
+    });
+    expect(args[args.indexOf('-loglevel') + 1]).toBe('level+error');
+  });
 
   it('blames a source that does not decode on the media, without local paths', () => {
-    const e = classifyCutFailure(
-      { exitCode: 1, stderr: 'file:/w/att/source: Invalid data found when processing input', code: undefined, signal: undefined },
-      paths,
-    );
+    const e = failed('[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55f3] [error] moov atom not found\n[error] file:/w/att/source: Invalid data found when processing input\n');
     expect(e.code).toBe('media_invalid');
-    expect(e.message).toBe('the source could not be decoded for the cut (source: Invalid data found when processing input)');
+    expect(e.message).toBe('the source could not be decoded while encoding the clip (source: Invalid data found when processing input)');
   });
 
   it('takes the output, a full disk, the encoder and a missing binary as ours', () => {
-    const out = classifyCutFailure({ exitCode: 1, stderr: 'file:/w/att/clip.mp4: No space left on device', code: undefined, signal: undefined }, paths);
+    const out = failed('[error] file:/w/att/clip.mp4: No space left on device\n');
     expect(out.code).toBe('tool_failed');
     expect(out.message).toBe('ffmpeg failed while encoding the clip: clip.mp4: No space left on device');
-    expect(classifyCutFailure({ exitCode: 1, stderr: 'Unknown encoder libx264', code: undefined, signal: undefined }, paths).code).toBe('tool_failed');
-    const gone = classifyCutFailure({ exitCode: undefined, stderr: '', code: 'ENOENT', signal: undefined }, paths);
-    expect(gone).toMatchObject({ code: 'tool_failed', message: 'ffmpeg failed while encoding the clip: ENOENT' });
+    expect(failed("[fatal] Unknown encoder 'libx264'\n").code).toBe('tool_failed');
+    expect(failed('[error] Cannot allocate memory\n').code).toBe('tool_failed');
+    expect(failed('[fatal] Error initializing complex filters.\n').code).toBe('tool_failed');
+    expect(classifyPassFailure({ exitCode: undefined, stderr: '', code: 'ENOENT', signal: undefined }, context)).toMatchObject({
+      code: 'tool_failed',
+      message: 'ffmpeg failed while encoding the clip: ENOENT',
+    });
   });
 
   it('takes a filter graph that does not fit the source as ours, and skips the closing line', () => {
-    const stderr = "Stream specifier ':a:0' in filtergraph description [0:a:0]atrim=start=0 matches no streams.\nConversion failed!";
-    const e = classifyCutFailure({ exitCode: 1, stderr, code: undefined, signal: undefined }, paths);
+    const stderr = "[fatal] Stream specifier ':a:0' in filtergraph description [0:a:0]atrim=start=0 matches no streams.\n[error] Conversion failed!\n";
+    const e = failed(stderr);
     expect(e.code).toBe('tool_failed');
     expect(e.message).toMatch(/matches no streams\.$/);
   });
 
   it('names a refused format as the caller can fix it', () => {
-    const e = classifyCutFailure({ exitCode: 1, stderr: 'Format not on whitelist', code: undefined, signal: undefined }, paths);
+    const e = failed('[error] Format not on whitelist\n');
     expect(e.code).toBe('media_invalid');
     expect(e.message).toMatch(/not in an accepted format/);
   });

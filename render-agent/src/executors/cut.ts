@@ -1,10 +1,8 @@
 import type { VideoEncoder } from '@cutroom/proto';
 import { JOIN_FADE_SECONDS } from '@cutroom/shared/clips/profiles';
-import { execa, type ExecaError } from 'execa';
-import { PipelineError } from '../errors.ts';
-import { createFfmpegProgressParser } from './ffmpeg-progress.ts';
+import { type FfmpegPassOptions, ffmpegSeconds as sec, passPreamble, runFfmpegPass } from './ffmpeg-pass.ts';
 import { AAC_ARGS, EXTRACT_CLIP_SETTINGS, h264Args, MP4_ARGS } from './h264-encoder.ts';
-import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
+import { asFileUrl, INPUT_GUARD_ARGS } from './media-path.ts';
 
 /** A segment on the source's frame grid: the times the cut really uses. */
 export interface SnappedSegment {
@@ -37,9 +35,6 @@ export function snapSegments(segments: readonly { start: number; end: number }[]
     return { start: first / fps, end: after / fps, startFrame: first, frames: after - first };
   });
 }
-
-/** Seconds as ffmpeg reads them, to the microsecond (its own resolution). */
-const sec = (t: number) => (Math.round(t * 1e6) / 1e6).toFixed(6);
 
 export interface CutArgsOptions {
   input: string;
@@ -123,13 +118,8 @@ export function buildCutArgs(o: CutArgsOptions): string[] {
     return [...bound, '-threads', String(DECODER_THREADS), ...INPUT_GUARD_ARGS, '-i', asFileUrl(o.input)];
   });
   return [
-    '-hide_banner',
-    '-nostdin',
-    '-loglevel',
-    'error',
-    '-progress',
-    'pipe:1',
-    '-nostats',
+    // Errors only: a cut measures nothing, and 50 inputs' info lines would be noise.
+    ...passPreamble('error'),
     '-y',
     ...inputs,
     '-filter_complex',
@@ -169,60 +159,26 @@ export interface CutOptions extends CutArgsOptions {
 
 /**
  * Cuts and joins the segments into one mp4 at `output`; rejects with the abort reason when
- * `signal` fires (ffmpeg's whole process group is killed: SIGTERM, SIGKILL after 2 s).
+ * `signal` fires (ffmpeg's whole process group is killed: SIGTERM, SIGKILL after 2 s), or with a
+ * failure classified as every pass's is (`classifyPassFailure`).
  */
 export async function cutClip(o: CutOptions): Promise<void> {
-  const parser = createFfmpegProgressParser(cutSeconds(o.segments, o.fps));
-  const child = execa(o.ffmpegPath, buildCutArgs(o), {
-    cancelSignal: o.signal,
-    killDescendants: true,
-    forceKillAfterDelay: 2_000,
-    buffer: { stdout: false },
-    maxBuffer: { stderr: 64 * 1024 },
+  await runFfmpegPass({
+    ffmpegPath: o.ffmpegPath,
+    args: buildCutArgs(o),
+    durationSeconds: cutSeconds(o.segments, o.fps),
+    signal: o.signal,
+    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...cutFailureContext(o),
   });
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    for (const f of parser.push(chunk)) o.onProgress?.(f);
-  });
-  try {
-    await child;
-  } catch (err) {
-    o.signal.throwIfAborted();
-    throw classifyCutFailure(err as ExecaError, o);
-  }
 }
 
 /**
- * Like the audio extraction's classification: ffprobe already read the source, so a failing
- * decode is most likely a corrupt upload (the caller's, media_invalid); a missing binary, a
- * signal, a full disk, the output or a file that cannot be opened are ours (tool_failed). The
- * message carries ffmpeg's last line with the local paths replaced, never the command line.
+ * How a cut's failures are told (ffmpeg-pass.ts `classifyPassFailure`): ffprobe already read the
+ * source, so a decode that fails is the caller's (media_invalid); the encoder, the graph, the
+ * output and the disk are ours (tool_failed). Messages name the files `source` and `clip.mp4`,
+ * never their local paths.
  */
-export function classifyCutFailure(err: Pick<ExecaError, 'stderr' | 'exitCode' | 'code' | 'signal'>, paths: { input: string; output: string }): PipelineError {
-  const stderr = String(err.stderr ?? '').trim();
-  // ffmpeg's closing "Conversion failed!" says nothing: the line before it does.
-  const rawLast =
-    stderr
-      .split('\n')
-      .filter((l) => l.trim() !== '' && l.trim() !== 'Conversion failed!')
-      .at(-1) ?? '';
-  const lastLine = hidePaths(rawLast, { [paths.input]: 'source', [paths.output]: 'clip.mp4' });
-  const ours =
-    err.exitCode === undefined ||
-    /No space left on device/i.test(stderr) ||
-    stderr.includes(asFileUrl(paths.output)) ||
-    /No such file or directory|Permission denied|Is a directory/i.test(rawLast) ||
-    // The encoder, the filter graph we built, memory: nothing the caller's file decides.
-    /Unknown encoder|Error while opening encoder|Error (initializing|reinitializing|configuring) (complex )?filter|matches no streams|Cannot allocate memory/i.test(
-      stderr,
-    );
-  if (ours) {
-    const why = lastLine || err.code || (err.signal ? `killed by ${err.signal}` : 'no exit status');
-    return new PipelineError('tool_failed', `ffmpeg failed while encoding the clip: ${why}`, { cause: err });
-  }
-  if (FORMAT_REFUSED.test(stderr)) return new PipelineError('media_invalid', refusedFormatMessage(), { cause: err });
-  if (PROTOCOL_REFUSED.test(stderr)) {
-    return new PipelineError('media_invalid', 'the source refers to other files or URLs, which are not read', { cause: err });
-  }
-  return new PipelineError('media_invalid', `the source could not be decoded for the cut (${lastLine || `ffmpeg exit ${err.exitCode}`})`, { cause: err });
+export function cutFailureContext(paths: { input: string; output: string }): Pick<FfmpegPassOptions, 'doing' | 'names' | 'outputs'> {
+  return { doing: 'encoding the clip', names: { [paths.input]: 'source', [paths.output]: 'clip.mp4' }, outputs: [paths.output] };
 }

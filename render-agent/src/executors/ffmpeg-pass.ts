@@ -5,10 +5,17 @@ import { asFileUrl, FORMAT_REFUSED, hidePaths, PROTOCOL_REFUSED, refusedFormatMe
 
 /**
  * Options every ffmpeg pass of a cut starts with: machine-readable progress on stdout, and log
- * lines tagged with their level (`[error] …`, `level+info`) so a failure's own lines can be told
- * from the info lines that carry what the pass measured (loudnorm's JSON, ebur128's summary).
+ * lines tagged with their level (`[error] …`, `level+…`) so a failure's own lines can be told
+ * from the info lines that carry what a pass measured (loudnorm's JSON, ebur128's summary).
+ * A pass that measures nothing logs errors only (`'error'`): a cut opens the source once per
+ * segment, and each input's info would only fill the stderr kept.
  */
-export const PASS_PREAMBLE: readonly string[] = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'level+info', '-progress', 'pipe:1'];
+export function passPreamble(level: 'info' | 'error'): string[] {
+  return ['-hide_banner', '-nostdin', '-nostats', '-loglevel', `level+${level}`, '-progress', 'pipe:1'];
+}
+
+/** The preamble of a pass that reads what its filters print (`passPreamble('info')`). */
+export const PASS_PREAMBLE: readonly string[] = passPreamble('info');
 
 /** Seconds as ffmpeg's time syntax takes them: fixed-point (String(1e-7) would be `1e-7`, which it refuses). */
 export function ffmpegSeconds(seconds: number): string {
@@ -74,9 +81,9 @@ export function errorLines(stderr: string): string[] {
     .filter((l) => l !== '' && l !== 'Conversion failed!');
 }
 
-/** Lines that blame our side of the pass: the filter graph we built, the encoder, the output file. */
+/** Lines that blame our side of the pass: the filter graph we built (and the streams it maps), the encoder, the output file, memory. */
 const OURS =
-  /No space left on device|Permission denied|Is a directory|Error (initializing|reinitializing|configuring) (output stream|filters?|filter graph)|Error while opening encoder|Error while filtering|Failed to inject frame|Invalid too big or non positive size|\[(libx264|h264_nvenc|Parsed_[a-z0-9_]+|AVFilterGraph) @/i;
+  /No space left on device|Permission denied|Is a directory|Cannot allocate memory|Error (initializing|reinitializing|configuring) (output stream|(complex )?filters?|filter graph)|matches no streams|Unknown encoder|Error while opening encoder|Error while filtering|Failed to inject frame|Invalid too big or non positive size|\[(libx264|h264_nvenc|Parsed_[a-z0-9_]+|AVFilterGraph) @/i;
 
 /**
  * ffprobe already accepted the source, so a decode that fails is most likely a corrupt upload

@@ -1,28 +1,22 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtractClipAssignment } from '@cutroom/proto';
 import { parseSrt } from '@cutroom/shared/transcript/srt';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { h264EncoderAvailable } from '../capabilities/requirements.ts';
-import { systemClock } from '../clock.ts';
 import { loadAgentConfig } from '../config.ts';
 import { PipelineError } from '../errors.ts';
+import { type BlobServer, createPipelineContext, cutAssignmentFields, startBlobServer } from '../testing/pipeline-harness.ts';
 import { extractClipPipeline, snapInside } from './extract-clip.ts';
 import type { PipelineContext } from './pipeline.ts';
 
 // The whole attempt on real ffmpeg with a small source; presigned URLs are a local HTTP server and
 // the coordinator a set of spies. test/cut-executor.test.ts checks the cut itself frame by frame.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cutroom-clip-pipeline-'));
-const files: Record<string, string> = {};
-const uploads = new Map<string, { type: string | undefined; body: Buffer }>();
-let server: http.Server;
-let base: string;
+let blobs: BlobServer;
 
 const word = (w: string, start: number, end: number) => ({ word: w, start, end, probability: 0.9 });
 const parentTranscript: TranscriptV2 = {
@@ -36,6 +30,8 @@ const parentTranscript: TranscriptV2 = {
 };
 
 beforeAll(async () => {
+  blobs = await startBlobServer();
+  const { files } = blobs;
   files['/video'] = path.join(dir, 'video.mp4');
   files['/audio-only'] = path.join(dir, 'audio.m4a');
   files['/words'] = path.join(dir, 'words.json');
@@ -46,22 +42,9 @@ beforeAll(async () => {
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', files['/video']],
   ]);
   await execa('ffmpeg', ['-v', 'error', '-y', ...tone, '-c:a', 'aac', files['/audio-only']]);
-  server = http.createServer((req, res) => {
-    const file = req.method === 'GET' && req.url ? files[req.url.split('?')[0]!] : undefined;
-    if (file) return void fs.createReadStream(file).pipe(res);
-    if (req.method !== 'PUT') return void res.writeHead(404).end();
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      uploads.set(req.url ?? '', { type: req.headers['content-type'], body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await blobs?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -70,49 +53,23 @@ const TYPES: Record<string, string> = { clip: 'video/mp4', transcript_srt: 'appl
 
 function assignment(source: string, segments: { start: number; end: number }[], words: string | null, outputs = Object.keys(TYPES)): ExtractClipAssignment {
   return ExtractClipAssignment.parse({
-    ...fence,
+    ...cutAssignmentFields({ base: blobs.base, fence, source, outputs, types: TYPES }),
     job_type: 'extract_clip',
-    kind: 'cut',
-    lease_ms: 60_000,
-    outputs: Object.fromEntries(outputs.map((n) => [n, { put_url: `${base}/out/${n}`, content_type: TYPES[n] ?? 'text/plain', key: `k/${n}` }])),
-    source: { get_url: `${base}${source}`, content_type: 'video/mp4', size: null },
-    params: { segments: segments.map((s) => ({ ...s, label: null })), parent_words_url: words === null ? null : `${base}${words}?X-Amz-Signature=secret` },
+    params: {
+      segments: segments.map((s) => ({ ...s, label: null })),
+      parent_words_url: words === null ? null : `${blobs.base}${words}?X-Amz-Signature=secret`,
+    },
   });
 }
 
-function context() {
-  const client = {
-    stage: vi.fn(),
-    heartbeat: vi.fn().mockResolvedValue(undefined),
-    complete: vi.fn().mockResolvedValue(undefined),
-    fail: vi.fn().mockResolvedValue(undefined),
-  };
-  const progress = { report: vi.fn(), flush: vi.fn(), close: vi.fn() };
-  const ctx: PipelineContext = {
-    config: { ...loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:1', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:1', AGENT_ID: 'a1' }), workDir: dir },
-    whisper: { device: 'cpu', computeType: 'int8' },
-    host: {
-      ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] },
-      nvenc: false,
-      cuda: { available: false, devices: [] },
-      whisperModels: { isRunnable: false, models: [] },
-      freeDiskBytes: 1e10,
-    },
-    client,
-    fence,
-    progress,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-  };
-  return { ctx, client, progress };
-}
+const context = () => createPipelineContext(dir, fence);
 
 const run = (a: ExtractClipAssignment, ctx: PipelineContext) => extractClipPipeline.run(a, new AbortController().signal, ctx);
 
 describe('extractClipPipeline', () => {
   it('cuts, re-times the transcript to the cut, uploads all three outputs, then completes', async () => {
     const { ctx, client, progress } = context();
-    uploads.clear();
+    blobs.uploads.clear();
     // 2.4–3.4 then 0.44–1.6, on the 25 fps grid: 25 + 29 frames, 2.16 s.
     const outcome = await run(
       assignment(
@@ -134,20 +91,24 @@ describe('extractClipPipeline', () => {
       job_type: 'extract_clip',
       media: { has_video: true, has_audio: true, duration_seconds: expect.closeTo(4, 1) },
       video: { width: 160, height: 96, fps: 25, encoder: 'libx264', duration_seconds: expect.closeTo(2.16, 2) },
-      outputs: Object.keys(TYPES).map((name) => ({ name, bytes: uploads.get(`/out/${name}`)!.body.byteLength })),
+      outputs: Object.keys(TYPES).map((name) => ({ name, bytes: blobs.uploads.get(`/out/${name}`)!.body.byteLength })),
     });
-    for (const [name, type] of Object.entries(TYPES)) expect(uploads.get(`/out/${name}`)!.type).toBe(type);
+    for (const [name, type] of Object.entries(TYPES)) {
+      const put = blobs.uploads.get(`/out/${name}`)!;
+      // Streamed or not, every PUT declares its length (S3 presigned PUTs refuse chunked bodies).
+      expect({ type: put.type, length: put.length }).toEqual({ type, length: String(put.body.byteLength) });
+    }
 
     // "Again." (2.5–3.5, mid 3.0) comes first, clamped to the range's end; then "Hello" (mid 0.4)
     // is dropped, "there" kept whole and "world." (1.2–1.8, mid 1.5) clamped at 1.6.
-    const words = TranscriptV2.parse(JSON.parse(uploads.get('/out/transcript_words')!.body.toString()));
+    const words = TranscriptV2.parse(JSON.parse(blobs.uploads.get('/out/transcript_words')!.body.toString()));
     expect(words.duration).toBe(2.16);
     expect(words.segments.map((s) => [s.start, s.end, s.text])).toEqual([
       [0.1, 1, 'Again.'],
       [1, 2.16, 'there world.'],
     ]);
     expect(words.segments[1]!.words).toEqual([word('there', 1.26, 1.66), word('world.', 1.76, 2.16)]);
-    expect(parseSrt(uploads.get('/out/transcript_srt')!.body.toString()).map((c) => c.text)).toEqual(['Again.', 'there world.']);
+    expect(parseSrt(blobs.uploads.get('/out/transcript_srt')!.body.toString()).map((c) => c.text)).toEqual(['Again.', 'there world.']);
 
     const fractions = progress.report.mock.calls.map(([, f]) => f as number);
     expect(new Set(progress.report.mock.calls.map(([stage]) => stage))).toEqual(new Set(['analyzing']));
@@ -157,10 +118,10 @@ describe('extractClipPipeline', () => {
 
   it('writes only the clip when no transcript is asked for', async () => {
     const { ctx, client } = context();
-    uploads.clear();
+    blobs.uploads.clear();
     expect(await run(assignment('/video', [{ start: 0, end: 1 }], null, ['clip']), ctx)).toBe('completed');
     expect(client.complete.mock.calls[0]![0].outputs.map((o: { name: string }) => o.name)).toEqual(['clip']);
-    expect([...uploads.keys()]).toEqual(['/out/clip']);
+    expect([...blobs.uploads.keys()]).toEqual(['/out/clip']);
   });
 
   it('fails a parent without video as media_invalid', async () => {

@@ -11,7 +11,7 @@ import { probeMedia } from '../executors/probe.ts';
 import { probeVideo, type VideoStreamInfo } from '../executors/video-probe.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
-import { downloadSource, redactUrl, uploadOutput } from './http-transfer.ts';
+import { downloadSource, type OutputSource, redactUrl, uploadOutputs } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
 import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
 import { buildTranscriptOutputs } from './transcript-outputs.ts';
@@ -90,19 +90,14 @@ async function extractClipInto(dir: string, a: ExtractClipAssignment, signal: Ab
   log.info({ duration_seconds: out.durationSeconds, planned_seconds: seconds }, 'clip encoded');
 
   const transcript = parentTranscript === null ? null : buildTranscriptOutputs(retimeTranscript(parentTranscript, segments));
-  const bodies: Record<OutputName, () => Promise<Buffer>> = {
-    clip: () => fs.readFile(output),
-    transcript_srt: async () => transcript!.transcript_srt,
-    transcript_words: async () => transcript!.transcript_words,
+  // The clip streams from disk (a long cut at CRF 18 can be gigabytes); the transcripts are small.
+  const sources: Record<OutputName, () => OutputSource> = {
+    clip: () => ({ file: output }),
+    transcript_srt: () => ({ body: transcript!.transcript_srt }),
+    transcript_words: () => ({ body: transcript!.transcript_words }),
   };
   await confirmStillHolding(ctx, signal);
-  const outputs: { name: string; bytes: number }[] = [];
-  for (const [name, target] of Object.entries(a.outputs)) {
-    if (!isOutputName(name)) continue; // refused above
-    const body = await bodies[name]();
-    await uploadOutput(name, target, body, signal, clock);
-    outputs.push({ name, bytes: body.byteLength });
-  }
+  const outputs = await uploadOutputs(a.outputs, sources, signal, clock);
   return {
     ...ctx.fence,
     job_type: 'extract_clip',

@@ -1,27 +1,21 @@
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExtractVerticalClipAssignment } from '@cutroom/proto';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
-import { systemClock } from '../clock.ts';
-import { loadAgentConfig } from '../config.ts';
+import { type BlobServer, createPipelineContext, cutAssignmentFields, startBlobServer } from '../testing/pipeline-harness.ts';
 import { extractVerticalClipPipeline } from './extract-vertical-clip.ts';
-import type { PipelineContext } from './pipeline.ts';
 
 // The whole attempt on real ffmpeg with a small source; presigned URLs are a local HTTP server and
 // the coordinator a set of spies. Detection does not run: `center` plans without it.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cutroom-vertical-pipeline-'));
-const files: Record<string, string> = {};
-const uploads = new Map<string, { type: string | undefined; body: Buffer }>();
-let server: http.Server;
-let base: string;
+let blobs: BlobServer;
 
 beforeAll(async () => {
+  blobs = await startBlobServer();
+  const { files } = blobs;
   files['/video'] = path.join(dir, 'video.mp4');
   files['/audio-only'] = path.join(dir, 'audio.m4a');
   const tone = ['-f', 'lavfi', '-i', "aevalsrc='0.02*sin(2*PI*440*t)*(1+sin(2*PI*3*t))':s=48000:c=stereo:d=3"];
@@ -46,22 +40,9 @@ beforeAll(async () => {
     files['/video'],
   ]);
   await execa('ffmpeg', ['-v', 'error', '-y', ...tone, '-c:a', 'aac', files['/audio-only']]);
-  server = http.createServer((req, res) => {
-    const file = req.method === 'GET' && req.url ? files[req.url] : undefined;
-    if (file) return void fs.createReadStream(file).pipe(res);
-    if (req.method !== 'PUT') return void res.writeHead(404).end();
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      uploads.set(req.url ?? '', { type: req.headers['content-type'], body: Buffer.concat(chunks) });
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  await new Promise((resolve) => server?.close(resolve));
+  await blobs?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -70,47 +51,18 @@ const fence = { v: 1 as const, job_id: '0190a5a0-0000-7000-8000-0000000000a1', a
 function assignment(source: string, params: { start: number; end: number }, outputs = ['clip', 'subjects']): ExtractVerticalClipAssignment {
   const types: Record<string, string> = { clip: 'video/mp4', subjects: 'application/json' };
   return ExtractVerticalClipAssignment.parse({
-    ...fence,
+    ...cutAssignmentFields({ base: blobs.base, fence, source, outputs, types }),
     job_type: 'extract_vertical_clip',
-    kind: 'cut',
-    lease_ms: 60_000,
-    outputs: Object.fromEntries(outputs.map((n) => [n, { put_url: `${base}/out/${n}`, content_type: types[n] ?? 'text/plain', key: `k/${n}` }])),
-    source: { get_url: `${base}${source}`, content_type: 'video/mp4', size: null },
     params: { ...params, profile: 'vidA-primary-720p', subject: 'center', subject_id: null, subject_box: null, t_ref: null, subject_x_offset: 0 },
   });
 }
 
-function context() {
-  const client = {
-    stage: vi.fn(),
-    heartbeat: vi.fn().mockResolvedValue(undefined),
-    complete: vi.fn().mockResolvedValue(undefined),
-    fail: vi.fn().mockResolvedValue(undefined),
-  };
-  const progress = { report: vi.fn(), flush: vi.fn(), close: vi.fn() };
-  const ctx: PipelineContext = {
-    config: { ...loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:1', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:1', AGENT_ID: 'a1' }), workDir: dir },
-    whisper: { device: 'cpu', computeType: 'int8' },
-    host: {
-      ffmpeg: { version: '5.1', encoders: ['aac', 'libx264'] },
-      nvenc: false,
-      cuda: { available: false, devices: [] },
-      whisperModels: { isRunnable: false, models: [] },
-      freeDiskBytes: 1e10,
-    },
-    client,
-    fence,
-    progress,
-    logger: pino({ level: 'silent' }),
-    clock: systemClock,
-  };
-  return { ctx, client, progress };
-}
+const context = () => createPipelineContext(dir, fence);
 
 describe('extractVerticalClipPipeline', () => {
   it('renders, measures and uploads the clip and its subjects document, then completes', async () => {
     const { ctx, client, progress } = context();
-    uploads.clear();
+    blobs.uploads.clear();
     const outcome = await extractVerticalClipPipeline.run(assignment('/video', { start: 0.5, end: 2.5 }), new AbortController().signal, ctx);
     expect(outcome).toBe('completed');
     expect(client.fail).not.toHaveBeenCalled();
@@ -123,16 +75,17 @@ describe('extractVerticalClipPipeline', () => {
       media: { has_video: true, has_audio: true },
       video: { width: 720, height: 1280, fps: 25, encoder: 'libx264' },
       outputs: [
-        { name: 'clip', bytes: uploads.get('/out/clip')!.body.byteLength },
-        { name: 'subjects', bytes: uploads.get('/out/subjects')!.body.byteLength },
+        { name: 'clip', bytes: blobs.uploads.get('/out/clip')!.body.byteLength },
+        { name: 'subjects', bytes: blobs.uploads.get('/out/subjects')!.body.byteLength },
       ],
     });
     expect(Math.abs(done.video.duration_seconds - 2)).toBeLessThanOrEqual(0.1);
     expect(done.loudness.input_integrated_lufs).toBeLessThan(-25);
     expect(Math.abs(done.loudness.output_integrated_lufs + 14)).toBeLessThanOrEqual(0.5);
     expect(done.loudness.output_true_peak_dbtp).toBeLessThanOrEqual(-1.4);
-    expect(uploads.get('/out/clip')!.type).toBe('video/mp4');
-    const doc = SubjectsV1.parse(JSON.parse(uploads.get('/out/subjects')!.body.toString()));
+    const clip = blobs.uploads.get('/out/clip')!;
+    expect({ type: clip.type, length: clip.length }).toEqual({ type: 'video/mp4', length: String(clip.body.byteLength) });
+    const doc = SubjectsV1.parse(JSON.parse(blobs.uploads.get('/out/subjects')!.body.toString()));
     expect(doc).toMatchObject({ strategy: 'center', clip: { start: 0.5, end: 2.5 }, crop: { scaled_only: false } });
     // One status throughout, fractions never going back, ending at 1.
     expect(new Set(progress.report.mock.calls.map(([stage]) => stage))).toEqual(new Set(['analyzing']));

@@ -14,7 +14,7 @@ import { cropFilter } from '../reframe/crop-filter.ts';
 import { planReframe } from '../reframe/plan.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
-import { downloadSource, uploadOutput } from './http-transfer.ts';
+import { downloadSource, type OutputSource, uploadOutputs } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
 import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
 
@@ -162,18 +162,13 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   progress.flush();
   log.info({ duration_seconds: out.durationSeconds, loudness: loudnessResult }, 'vertical clip rendered');
 
-  const bodies: Record<OutputName, () => Promise<Buffer>> = {
-    clip: () => fs.readFile(output),
-    subjects: async () => Buffer.from(`${JSON.stringify(doc)}\n`),
+  // The clip streams from disk; the subjects document is small.
+  const sources: Record<OutputName, () => OutputSource> = {
+    clip: () => ({ file: output }),
+    subjects: () => ({ body: Buffer.from(`${JSON.stringify(doc)}\n`) }),
   };
   await confirmStillHolding(ctx, signal);
-  const outputs: { name: string; bytes: number }[] = [];
-  for (const [name, target] of Object.entries(a.outputs)) {
-    if (!isOutputName(name)) continue; // refused above
-    const body = await bodies[name]();
-    await uploadOutput(name, target, body, signal, clock);
-    outputs.push({ name, bytes: body.byteLength });
-  }
+  const outputs = await uploadOutputs(a.outputs, sources, signal, clock);
   return {
     ...ctx.fence,
     job_type: 'extract_vertical_clip',
