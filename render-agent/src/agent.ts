@@ -37,6 +37,13 @@ export const PRESENCE_INTERVAL_MS = 30_000;
 
 /** How long one pull waits for a wake-up before asking again. */
 const PULL_EXPIRES_MS = 5_000;
+/**
+ * With several kinds the agent pulls them in turn (one filter subject per consumer: nats-server
+ * 2.9), so a wake-up of one kind waits while another kind's pull is open: a short pull bounds that
+ * wait at about a second (a 5 s pull made a cut wait up to 5 s behind an idle transcribe pull).
+ */
+const MULTI_KIND_PULL_EXPIRES_MS = 1_000;
+export const pullExpiresMs = (kinds: number): number => (kinds > 1 ? MULTI_KIND_PULL_EXPIRES_MS : PULL_EXPIRES_MS);
 
 /**
  * Connects, announces what this host can do, then pulls wake-ups and runs one job at a time.
@@ -84,7 +91,7 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
         if (stopSignal.aborted) break;
         let msg: JsMsg | null;
         try {
-          msg = await pullOrStop(consumer, stopSignal);
+          msg = await pullOrStop(consumer, stopSignal, pullExpiresMs(consumers.size));
         } catch (err) {
           if (stopSignal.aborted) break;
           // The consumer may have been deleted and recreated by a restarting coordinator.
@@ -145,8 +152,8 @@ function describeMissing(missing: DetectedCapabilities['missing']): string {
  * Waits for a wake-up, or for stop. A pull answered after stop is nak'ed so the message goes
  * straight to another agent instead of waiting out its ack deadline.
  */
-async function pullOrStop(consumer: Consumer, stopSignal: AbortSignal): Promise<JsMsg | null> {
-  const pull = consumer.next({ expires: PULL_EXPIRES_MS });
+async function pullOrStop(consumer: Consumer, stopSignal: AbortSignal, expiresMs: number): Promise<JsMsg | null> {
+  const pull = consumer.next({ expires: expiresMs });
   let onAbort: (() => void) | undefined;
   const stopped = new Promise<null>((resolve) => {
     onAbort = () => resolve(null);
