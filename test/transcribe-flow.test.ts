@@ -67,6 +67,14 @@ describe('transcribe over REST', () => {
     expect(vtt.headers.get('content-type')).toContain('text/vtt');
     expect(vtt.body.startsWith('WEBVTT')).toBe(true);
 
+    // edit: one [NNNN] line per sentence, words as in the transcript.
+    const edit = await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download?format=edit`, { token });
+    expect(edit.headers.get('content-type')).toContain('text/plain');
+    const editLines = edit.body.trimEnd().split('\n');
+    expect(editLines.length).toBeGreaterThan(2);
+    for (const [i, line] of editLines.entries()) expect(line.startsWith(`[${String(i + 1).padStart(4, '0')}] `)).toBe(true);
+    expect(wordErrorRate(reference, editLines.map((l: string) => l.slice(7)).join(' '))).toBeLessThan(0.2);
+
     const v1 = await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download?format=json`, { token });
     expect(v1.body.version).toBe(1);
     expect(v1.body.segments[0].words).toBeUndefined();

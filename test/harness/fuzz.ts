@@ -89,7 +89,7 @@ export function fuzzConfig(seed: FuzzSeed): string {
     '[dictionaries.roles]',
     `values = ${tomlList([...seed.roles, 'source'])}`,
     '[dictionaries.formats]',
-    `values = ${tomlList(['srt', 'txt', 'vtt', 'json', 'words'])}`,
+    `values = ${tomlList(['srt', 'txt', 'vtt', 'json', 'words', 'edit'])}`,
     '[dictionaries.media_types]',
     `values = ${tomlList([...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES])}`,
     // The one job type built so far: the others are refused before anything is stored.

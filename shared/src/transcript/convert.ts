@@ -1,11 +1,15 @@
+import { toEdit } from './edit-format.ts';
 import { toJsonV1 } from './json-v1.ts';
 import { toSrt } from './srt.ts';
 import { TranscriptV1, TranscriptV2 } from './transcript-v2.ts';
 import { toTxt } from './txt.ts';
 import { toVtt } from './vtt.ts';
 
-/** The formats a transcript can be downloaded in. `json` is v1 (no words), `words` is v2. */
-export const TRANSCRIPT_FORMATS = ['srt', 'txt', 'vtt', 'json', 'words'] as const;
+/**
+ * The formats a transcript can be downloaded in. `json` is v1 (no words), `words` is v2, `edit`
+ * is one `[NNNN] text` line per sentence (edit-format.ts; what edit-from-transcript takes back).
+ */
+export const TRANSCRIPT_FORMATS = ['srt', 'txt', 'vtt', 'json', 'words', 'edit'] as const;
 export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 
 export function isTranscriptFormat(s: unknown): s is TranscriptFormat {
@@ -40,6 +44,8 @@ export function renderTranscript(t: TranscriptV2, format: TranscriptFormat): Ren
         contentType: 'application/json',
         extension: 'json',
       };
+    case 'edit':
+      return { body: toEdit(valid), contentType: 'text/plain; charset=utf-8', extension: 'edit.txt' };
     case 'words':
       // "words.json" so a download never collides with (or is mistaken for) the v1 `json` file.
       return { body: JSON.stringify(valid), contentType: 'application/json', extension: 'words.json' };

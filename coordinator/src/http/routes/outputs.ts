@@ -18,7 +18,7 @@ export const outputRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { c
         tags: ['outputs'],
         summary: 'Download an output',
         description:
-          'Omitted format or `srt`: a presigned URL. `txt`, `vtt`, `json` (v1) and `words` (v2, JSON Schema at /.well-known/cutroom-transcript-v2.schema.json) are returned inline.',
+          'Omitted format or `srt`: a presigned URL. `txt`, `vtt`, `json` (v1), `words` (v2, JSON Schema at /.well-known/cutroom-transcript-v2.schema.json) and `edit` (text/plain, one `[NNNN] text` line per sentence, NNNN the 1-based sentence number) are returned inline.',
         security,
         params: RoleParams,
         // Validated by the service so an unknown format gets the spec's 400 with the list of formats.

@@ -1,0 +1,99 @@
+import { flattenWords, type Sentence, sentencesOf } from './sentences.ts';
+import type { TranscriptV2, TranscriptWord } from './transcript-v2.ts';
+
+/**
+ * The `edit` transcript format: one line per sentence, `[NNNN] text`, where NNNN is the
+ * sentence's 1-based number zero-padded to (at least) four digits and the text is its words
+ * separated by single spaces (in every language, so that words can be deleted one by one).
+ * A caller edits it by deleting words, deleting whole lines and moving whole lines; anything
+ * else (a new or changed word, a copied line) makes the edit invalid.
+ */
+export function toEdit(t: TranscriptV2): string {
+  const words = flattenWords(t);
+  const sentences = sentencesOf(t);
+  const width = Math.max(4, String(sentences.length).length);
+  const lines = sentences.map((s) => `${label(s.index + 1, width)} ${tokens(words, s).join(' ')}`);
+  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+const label = (n: number, width: number): string => `[${String(n).padStart(width, '0')}]`;
+const tokens = (words: readonly TranscriptWord[], s: Sentence): string[] =>
+  words
+    .slice(s.firstWord, s.endWord)
+    .map((w) => w.word.trim())
+    .filter((w) => w !== '');
+
+/** One line of an edit that cannot be applied, with why (shown to the caller, who fixes it). */
+export interface EditProblem {
+  /** 1-based line number in the submitted text. */
+  line: number;
+  text: string;
+  reason: string;
+}
+
+/** Kept words of one edited line: indices into `flattenWords(t)`, ascending. */
+export interface EditedLine {
+  sentence: number;
+  words: number[];
+}
+
+export type EditResult = { ok: true; lines: EditedLine[] } | { ok: false; problems: EditProblem[] };
+
+const LINE = /^\[(\d{1,9})\](?:\s+(.*))?$/;
+
+/**
+ * Checks an edited `edit` text against the transcript it came from and returns the kept words
+ * line by line, in the edited order. Blank lines are ignored; a line reduced to its label keeps
+ * nothing. Every problem is reported (not only the first), with its line number.
+ */
+export function parseEdit(t: TranscriptV2, text: string): EditResult {
+  const words = flattenWords(t);
+  const sentences = sentencesOf(t);
+  const problems: EditProblem[] = [];
+  const lines: EditedLine[] = [];
+  const seen = new Map<number, number>();
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const lineNo = i + 1;
+    const line = raw.trim();
+    if (line === '') return;
+    const m = LINE.exec(line);
+    if (!m) {
+      problems.push({ line: lineNo, text: raw, reason: 'not of the form "[NNNN] text": keep each line\'s [NNNN] label as it came' });
+      return;
+    }
+    const number = Number(m[1]);
+    const sentence = sentences[number - 1];
+    if (!sentence) {
+      problems.push({ line: lineNo, text: raw, reason: `there is no sentence [${m[1]}] in this transcript (lines may be deleted or moved, not added)` });
+      return;
+    }
+    const earlier = seen.get(number);
+    if (earlier !== undefined) {
+      problems.push({ line: lineNo, text: raw, reason: `sentence [${m[1]}] already appears on line ${earlier} (lines may be moved, not copied)` });
+      return;
+    }
+    seen.set(number, lineNo);
+    const original = tokens(words, sentence);
+    const offsets = words
+      .slice(sentence.firstWord, sentence.endWord)
+      .map((w, k) => (w.word.trim() === '' ? -1 : sentence.firstWord + k))
+      .filter((k) => k >= 0);
+    const kept: number[] = [];
+    let at = 0;
+    for (const token of (m[2] ?? '').split(/\s+/).filter((w) => w !== '')) {
+      while (at < original.length && original[at] !== token) at++;
+      if (at === original.length) {
+        problems.push({
+          line: lineNo,
+          text: raw,
+          reason: `"${token}" is not a word of sentence [${m[1]}] at this place (words may only be deleted, not added, changed or reordered)`,
+        });
+        return;
+      }
+      kept.push(offsets[at]!);
+      at++;
+    }
+    lines.push({ sentence: sentence.index, words: kept });
+  });
+  return problems.length ? { ok: false, problems } : { ok: true, lines };
+}
