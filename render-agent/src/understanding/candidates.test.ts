@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { candidateSpans, fitSpan, isClipSpan, keepDistinct, type Span, spanSeconds, type Timed, timeIoU } from './candidates.ts';
+import type { TopicSpan } from './segment.ts';
+import { seededRandom } from './test-fixtures.ts';
+
+/** Sentences of the given lengths (seconds) separated by `gap` seconds (or per-gap values). */
+function timeline(lengths: readonly number[], gap: number | readonly number[] = 0.4): Timed[] {
+  let t = 0;
+  return lengths.map((len, i) => {
+    const s = { start: t, end: t + len };
+    t += len + (typeof gap === 'number' ? gap : (gap[i] ?? 0.4));
+    return s;
+  });
+}
+
+const unitVectors = (n: number, dims = 8) => Array.from({ length: n }, (_, i) => Float32Array.from({ length: dims }, (_, d) => (d === i % dims ? 1 : 0)));
+
+/** Topics of `sizes` sentences each; depth 1 at their boundaries, small elsewhere. */
+function topicsOf(sizes: readonly number[]): { topics: TopicSpan[]; depth: number[] } {
+  const topics: TopicSpan[] = [];
+  let first = 0;
+  for (const size of sizes) {
+    topics.push({ first, last: first + size - 1 });
+    first += size;
+  }
+  const depth = Array.from({ length: first }, (_, g) => (topics.some((t) => t.first === g && g > 0) ? 1 : 0.02 * (g % 5)));
+  return { topics, depth };
+}
+
+describe('clip spans: whole sentences, 120-300 s', () => {
+  it('every span of random talks starts at a sentence start, ends at a sentence end and lasts 120-300 s (100 %)', () => {
+    const rng = seededRandom(42);
+    let total = 0;
+    for (let run = 0; run < 200; run++) {
+      const n = 20 + Math.floor(rng() * 300);
+      // Sentences 1-30 s, pauses 0.1-3 s with an occasional long silence.
+      const lengths = Array.from({ length: n }, () => 1 + rng() * 29);
+      const gaps = Array.from({ length: n }, () => (rng() < 0.02 ? 20 + rng() * 200 : 0.1 + rng() * 3));
+      const s = timeline(lengths, gaps);
+      const sizes: number[] = [];
+      for (let left = n; left > 0; ) {
+        const size = Math.min(left, 1 + Math.floor(rng() * 60));
+        sizes.push(size);
+        left -= size;
+      }
+      const spans = candidateSpans(s, topicsOf(sizes), unitVectors(n));
+      for (const span of spans) {
+        expect(isClipSpan(s, span), JSON.stringify({ run, span, seconds: spanSeconds(s, span) })).toBe(true);
+        expect(Number.isInteger(span.first) && Number.isInteger(span.last)).toBe(true);
+      }
+      total += spans.length;
+    }
+    expect(total).toBeGreaterThan(500);
+  });
+
+  it('gives no span when the speech is shorter than 120 s', () => {
+    const s = timeline(Array(11).fill(10)); // 114 s
+    expect(candidateSpans(s, topicsOf([11]), unitVectors(11))).toEqual([]);
+  });
+
+  it('takes a topic of clip length as it is, cuts a long one at its deepest gap, grows a short one across the weaker side', () => {
+    const s = timeline(Array(60).fill(9.6)); // 10 s per sentence
+    const { depth } = topicsOf([15, 45]);
+    expect(fitSpan(s, depth, { first: 0, last: 14 })).toEqual({ first: 0, last: 14 });
+    // Too long (45 sentences = 450 s): ends where the gap after is deepest (a sub-boundary at 40).
+    const deeper = depth.map((d, g) => (g === 40 ? 0.9 : d));
+    expect(fitSpan(s, deeper, { first: 15, last: 59 })).toEqual({ first: 15, last: 39 });
+    // Too short (6 sentences, 59.6 s): grows leftwards, not across the strong boundary at 15, to
+    // 13 sentences (12 would be 119.6 s).
+    const grown = fitSpan(s, depth, { first: 9, last: 14 })!;
+    expect(grown).toEqual({ first: 2, last: 14 });
+    expect(spanSeconds(s, grown)).toBeCloseTo(129.6);
+  });
+
+  it('spreads windows over the whole of a long topic without inner boundaries', () => {
+    const s = timeline(Array(120).fill(9.6)); // one 20-minute topic, every depth 0
+    const spans = candidateSpans(s, { topics: [{ first: 0, last: 119 }], depth: Array(120).fill(0) }, unitVectors(120));
+    expect(spans.length).toBeGreaterThanOrEqual(9);
+    for (const span of spans) expect(isClipSpan(s, span)).toBe(true);
+    expect(Math.max(...spans.map((x) => s[x.last]!.end))).toBeGreaterThan(1000);
+  });
+
+  it('drops what a long silence makes impossible instead of leaving a sentence edge', () => {
+    // 100 s of speech, a 400 s silence, 100 s of speech: no 120-300 s span exists.
+    const s = timeline([...Array(10).fill(9.6), ...Array(10).fill(9.6)], [...Array(9).fill(0.4), 400]);
+    expect(fitSpan(s, Array(20).fill(0), { first: 0, last: 9 })).toBeNull();
+    expect(candidateSpans(s, topicsOf([10, 10]), unitVectors(20))).toEqual([]);
+  });
+
+  it('offers adjacent topics merged when their centroids are close', () => {
+    const s = timeline(Array(30).fill(9.6));
+    const same = Array.from({ length: 30 }, () => Float32Array.from([1, 0, 0]));
+    const spans = candidateSpans(s, topicsOf([8, 8, 14]), same);
+    expect(spans).toContainEqual({ first: 0, last: 15 });
+  });
+
+  it('keeps the better of two heavily overlapping spans and caps the count', () => {
+    const s = timeline(Array(100).fill(9.6));
+    const items = [
+      { span: { first: 0, last: 14 }, score: 70 },
+      { span: { first: 2, last: 16 }, score: 80 }, // IoU with the first: 13/17 > 0.5
+      { span: { first: 20, last: 34 }, score: 60 },
+      { span: { first: 40, last: 54 }, score: 50 },
+    ];
+    expect(timeIoU(s, items[0]!.span, items[1]!.span)).toBeGreaterThan(0.5);
+    const kept = keepDistinct(s, items, (a, b) => b.score - a.score, { cap: 2 });
+    expect(kept.map((k) => k.score)).toEqual([80, 60]);
+    const spans: Span[] = keepDistinct(s, items, (a, b) => b.score - a.score).map((k) => k.span);
+    expect(spans).toHaveLength(3);
+  });
+});

@@ -1,0 +1,202 @@
+import { type ClipCandidate, type ClipTextSource, ClipsV1, type QueryMatch } from '@cutroom/shared/clips/clips-v1';
+import { flattenWords, type Sentence, sentencesOf } from '@cutroom/shared/transcript/sentences';
+import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { CLIP_LENGTH, candidateSpans, keepDistinct, type Span, speechSeconds } from './candidates.ts';
+import type { Embedder } from './embedder.ts';
+import { type ExtractiveTexts, extractiveTexts } from './extractive.ts';
+import { queryCandidates } from './query.ts';
+import { type SpanScore, scoreSpan } from './score.ts';
+import { segmentTopics } from './segment.ts';
+
+/**
+ * find_clips' analysis: transcript → sentences → embeddings → topics → candidate spans → scores
+ * → texts, validated as a ClipsV1 document. Transcription and the upload of the result belong to
+ * the pipeline; a text model plugs in through `generate`.
+ */
+
+/** What `generate` is given for one candidate. */
+export interface CandidateForText {
+  id: string;
+  start: number;
+  end: number;
+  /** The candidate's sentences, verbatim, in order (what a generated text must be grounded in). */
+  sentences: string[];
+  text: string;
+  /** The extractive texts (the floor, and a hint for the model). */
+  extractive: ExtractiveTexts;
+  /** The query in query mode. */
+  query: string | null;
+}
+
+/** A generated text per field; a field that is null, absent or blank falls back to the extractive one. */
+export type GeneratedTexts = Partial<Record<keyof ExtractiveTexts, string | null>>;
+
+export interface FindClipsOptions {
+  transcript: TranscriptV2;
+  embedder: Embedder;
+  /** 1-500 characters (after trimming): query mode. Absent, null or blank: best mode. */
+  query?: string | null;
+  /** @default 10 */
+  maxCandidates?: number;
+  /**
+   * Title, hook and summary from a text model, already checked against the transcript (a field it
+   * cannot support comes back null). Null or absent: the extractive texts. A throw fails the call:
+   * a generator that wants to degrade instead returns null.
+   */
+  generate?: (candidate: CandidateForText) => Promise<GeneratedTexts | null>;
+  /** Names the text model in the result. @default 'custom' when `generate` is given */
+  generatorId?: string;
+  /** Milliseconds clock for the phase timings. @default performance.now */
+  now?: () => number;
+  /** Checked between phases and before each candidate's texts (the attempt's abort reaches here). */
+  signal?: AbortSignal;
+}
+
+export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
+  const now = o.now ?? (() => performance.now());
+  const t0 = now();
+  const timings = { sentences: 0, embeddings: 0, segmentation: 0, candidates: 0, generation: 0, total: 0 };
+  const query = o.query?.trim() ? o.query.trim() : null;
+  // The request schema caps it already; checked again so a bad call fails before the work, not at the final parse.
+  if (query && query.length > 500) throw new RangeError(`a find_clips query is 1-500 characters; this one has ${query.length}`);
+  const cap = o.maxCandidates ?? 10;
+  const notes: string[] = [];
+  const sentences = sentencesOf(o.transcript);
+  const words = flattenWords(o.transcript);
+  timings.sentences = now() - t0;
+
+  const doc = (candidates: ClipCandidate[], usedGenerator: boolean, window: number, boundaries: number[]): ClipsV1 => {
+    timings.total = now() - t0;
+    return ClipsV1.parse({
+      version: 1,
+      mode: query ? 'query' : 'best',
+      query,
+      source: { duration: o.transcript.duration, language: o.transcript.language, sentences: sentences.length },
+      generator: {
+        embedder: o.embedder.id,
+        text_generator: usedGenerator ? (o.generatorId ?? 'custom') : 'extractive',
+        segmentation: { method: 'texttiling over sentence embeddings', window, boundaries },
+        timings_ms: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+      },
+      notes,
+      candidates,
+    });
+  };
+
+  const speech = speechSeconds(sentences);
+  if (speech < CLIP_LENGTH.minSeconds) {
+    notes.push(
+      `the recording is ${Math.round(o.transcript.duration)} s long with ${Math.round(speech)} s of speech: shorter than a ${CLIP_LENGTH.minSeconds} s clip; no candidates`,
+    );
+    return doc([], false, 0, []);
+  }
+
+  o.signal?.throwIfAborted();
+  let t = now();
+  const embeddings = await o.embedder.embed(sentences.map((s) => s.text));
+  const queryEmbedding = query ? (await o.embedder.embed([query]))[0]! : null;
+  timings.embeddings = now() - t;
+
+  o.signal?.throwIfAborted();
+  t = now();
+  const seg = segmentTopics(embeddings, { times: sentences });
+  timings.segmentation = now() - t;
+
+  t = now();
+  const input = { sentences, words, embeddings };
+  type Picked = { span: Span; quality: SpanScore; match: QueryMatch | null };
+  let picked: Picked[];
+  if (query && queryEmbedding) {
+    const hits = queryCandidates({ query, queryEmbedding, sentences, embeddings }, { depth: seg.depth });
+    const scored = hits.map((h) => ({ span: h.span, match: h.match, quality: scoreSpan(input, h.span) }));
+    picked = keepDistinct(sentences, scored, (a, b) => b.match.score - a.match.score || b.quality.score - a.quality.score, { cap });
+    if (picked.length === 0) notes.push('no part of the recording matches the query closely enough for a clip; no candidates');
+  } else {
+    const scored = candidateSpans(sentences, seg, embeddings).map((span) => ({ span, match: null, quality: scoreSpan(input, span) }));
+    picked = keepDistinct(sentences, scored, (a, b) => b.quality.score - a.quality.score || a.span.first - b.span.first, { cap });
+    if (picked.length === 0) notes.push('no stretch of whole sentences fits a 120-300 s clip (long silences break the speech); no candidates');
+  }
+  if (picked.length > 0 && picked.length < cap) {
+    notes.push(
+      query
+        ? `${picked.length} of up to ${cap} candidates: no other part of the recording matches the query as well`
+        : `${picked.length} of up to ${cap} candidates: the other spans found along topic boundaries overlap these by more than half`,
+    );
+  }
+  timings.candidates = now() - t;
+
+  t = now();
+  let usedGenerator = false;
+  const candidates: ClipCandidate[] = [];
+  for (const [i, p] of picked.entries()) {
+    o.signal?.throwIfAborted();
+    const id = `c${i + 1}`;
+    const extractive = extractiveTexts(input, p.span);
+    const texts = await textsFor(o, sentences, p.span, id, extractive, query);
+    usedGenerator ||= Object.values(texts.source).includes('generated');
+    candidates.push(candidateOf(sentences, p, id, i + 1, texts));
+  }
+  timings.generation = now() - t;
+  return doc(
+    candidates,
+    usedGenerator,
+    seg.window,
+    seg.boundaries.map((b) => sentences[b.sentence]!.start),
+  );
+}
+
+interface ChosenTexts {
+  texts: ExtractiveTexts;
+  source: Record<keyof ExtractiveTexts, ClipTextSource>;
+}
+
+async function textsFor(
+  o: FindClipsOptions,
+  sentences: readonly Sentence[],
+  span: Span,
+  id: string,
+  extractive: ExtractiveTexts,
+  query: string | null,
+): Promise<ChosenTexts> {
+  const own = sentences.slice(span.first, span.last + 1).map((s) => s.text);
+  const generated = o.generate
+    ? await o.generate({ id, start: sentences[span.first]!.start, end: sentences[span.last]!.end, sentences: own, text: own.join(' '), extractive, query })
+    : null;
+  const texts = { ...extractive };
+  const source: ChosenTexts['source'] = { title: 'extractive', hook: 'extractive', summary: 'extractive' };
+  for (const k of ['title', 'hook', 'summary'] as const) {
+    const g = generated?.[k]?.trim();
+    if (g) [texts[k], source[k]] = [g, 'generated'];
+  }
+  return { texts, source };
+}
+
+function candidateOf(
+  sentences: readonly Sentence[],
+  p: { span: Span; quality: SpanScore; match: QueryMatch | null },
+  id: string,
+  rank: number,
+  chosen: ChosenTexts,
+): ClipCandidate {
+  const start = sentences[p.span.first]!.start;
+  const end = sentences[p.span.last]!.end;
+  return {
+    id,
+    rank,
+    start,
+    end,
+    duration: Math.round((end - start) * 1000) / 1000,
+    first_sentence: p.span.first,
+    last_sentence: p.span.last,
+    ...chosen.texts,
+    texts_source: chosen.source,
+    text: sentences
+      .slice(p.span.first, p.span.last + 1)
+      .map((s) => s.text)
+      .join(' '),
+    score: p.quality.score,
+    score_breakdown: { ...p.quality.components, weights: p.quality.weights },
+    reason: p.quality.reason,
+    match: p.match,
+  };
+}
