@@ -68,7 +68,12 @@ describe('render-agent loop on the real stack', () => {
       { description: 'test-agent-1 to register with the coordinator' },
     );
     const caps = AgentCapabilities.parse(row!.capabilities);
-    expect(caps).toMatchObject({ agent_id: 'test-agent-1', work_kinds: ['transcribe', 'cut'], cuda: { available: false }, whisper: { device: 'cpu' } });
+    expect(caps).toMatchObject({
+      agent_id: 'test-agent-1',
+      work_kinds: ['transcribe', 'cut', 'understand'],
+      cuda: { available: false },
+      whisper: { device: 'cpu' },
+    });
     expect(caps.ffmpeg.encoders.length).toBeGreaterThan(0);
     // No GPU on this machine: nvenc is claimed only when a real encode session opened.
     expect(caps.ffmpeg.nvenc).toBe(false);

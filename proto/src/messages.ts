@@ -75,6 +75,23 @@ export const TranscribeAssignment = AssignmentBase.extend({
 });
 export type TranscribeAssignment = z.infer<typeof TranscribeAssignment>;
 
+export const FindClipsParams = TranscribeParams.extend({
+  /** 1-500 characters: query mode (the moments that match it); null: the best moments. */
+  query: z.string().min(1).max(500).nullable(),
+});
+
+/**
+ * find_clips: an upload → transcript (like transcribe) → clip candidates. Outputs
+ * `transcript_srt`, `transcript_words` and `clips` (clips v1 JSON, `@cutroom/shared/clips/clips-v1`).
+ * Stages: extracting_audio (claimed) → transcribing (reported with the probe) → analyzing (reported).
+ */
+export const FindClipsAssignment = AssignmentBase.extend({
+  job_type: z.literal('find_clips'),
+  source: SourceRef,
+  params: FindClipsParams,
+});
+export type FindClipsAssignment = z.infer<typeof FindClipsAssignment>;
+
 /** One cut, in source seconds: first frame = the frame at `start`, last = the one before `end`. */
 export const CutSegment = z.object({ start: z.number().nonnegative(), end: z.number().positive(), label: z.string().nullable() });
 export type CutSegment = z.infer<typeof CutSegment>;
@@ -127,7 +144,7 @@ export type ExtractVerticalClipAssignment = z.infer<typeof ExtractVerticalClipAs
  * type adds a variant here (and a pipeline on the agent). Agents pull only the work kinds their
  * pipelines serve; one that still cannot read an assignment drops it, and the lease brings the job back.
  */
-export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment, ExtractClipAssignment, ExtractVerticalClipAssignment]);
+export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment, ExtractClipAssignment, ExtractVerticalClipAssignment, FindClipsAssignment]);
 export type Assignment = z.infer<typeof Assignment>;
 
 export const ClaimResponse = z.discriminatedUnion('claimed', [
@@ -190,6 +207,15 @@ export const TranscribeComplete = Fence.extend({
   outputs: WrittenOutputs,
 });
 
+export const FindClipsComplete = Fence.extend({
+  job_type: z.literal('find_clips'),
+  media: MediaInfo,
+  language: z.string(),
+  /** How many candidates the clips document holds (it may be 0, with a note saying why). */
+  candidates: z.number().int().nonnegative(),
+  outputs: WrittenOutputs,
+});
+
 /** The encoder that wrote a cut's video: the job records which one ran. */
 export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
 export type VideoEncoder = z.infer<typeof VideoEncoder>;
@@ -229,7 +255,7 @@ export const ExtractVerticalClipComplete = Fence.extend({
 });
 
 /** A finished attempt: one variant per job type, like Assignment. */
-export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete, ExtractClipComplete, ExtractVerticalClipComplete]);
+export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete, ExtractClipComplete, ExtractVerticalClipComplete, FindClipsComplete]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 /** Failure classes an agent may report (shared/src/failures.ts decides retry, refund and message). */

@@ -12,9 +12,10 @@ export const WORK_SUBJECT_PREFIX = 'cutroom.work.v1';
  * Kinds of work an agent can announce it serves; one JetStream consumer per kind, each with a
  * single filter subject (nats-server 2.9 refuses several filters on one consumer).
  * `cut`: extract_clip and extract_vertical_clip (ffmpeg with an H.264 encoder, the face detector).
+ * `understand`: find_clips (Whisper, then the sentence-embedding model and, where configured, a text model).
  * Only ever add members.
  */
-export const WORK_KINDS = ['transcribe', 'cut'] as const;
+export const WORK_KINDS = ['transcribe', 'cut', 'understand'] as const;
 type WorkKindName = (typeof WORK_KINDS)[number];
 
 export const workSubject = (kind: WorkKindName): string => `${WORK_SUBJECT_PREFIX}.${kind}`;

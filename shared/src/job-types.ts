@@ -80,7 +80,7 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(200, '1.70'), video: price(200, '1.70') } },
     retentionHours: 72,
-    available: false,
+    available: true,
   },
   extract_clip: {
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },

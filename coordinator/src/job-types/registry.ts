@@ -4,6 +4,7 @@ import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
 import { extractClip } from './extract-clip.ts';
 import { extractVerticalClip } from './extract-vertical-clip.ts';
+import { findClipsJob } from './find-clips.ts';
 import { transcribe } from './transcribe.ts';
 
 /**
@@ -14,6 +15,7 @@ export const JOB_TYPE_DEFINITIONS: Readonly<Partial<Record<JobType, JobTypeDefin
   transcribe: register(transcribe),
   extract_clip: register(extractClip),
   extract_vertical_clip: register(extractVerticalClip),
+  find_clips: register(findClipsJob),
 };
 
 /**

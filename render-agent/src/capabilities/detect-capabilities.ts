@@ -7,6 +7,7 @@ import { PIPELINES, servableKinds } from '../pipelines/registry.ts';
 import { AGENT_VERSION } from '../version.ts';
 import { detectCuda, detectFfmpeg, detectFreeDisk, detectNvenc, detectWhisperModels } from './detect-tools.ts';
 import type { HostFacts } from './requirements.ts';
+import { detectEmbeddingModel } from '../understanding/shared-embedder.ts';
 import { resolveWhisperRuntime, type WhisperRuntime } from './whisper-runtime.ts';
 
 export interface DetectedCapabilities {
@@ -32,7 +33,7 @@ export async function detectCapabilities(config: AgentConfig, logger: Logger, pi
   ]);
   const nvenc = ffmpeg.encoders.includes('h264_nvenc') ? await detectNvenc(config.ffmpegPath) : false;
   const whisper = resolveWhisperRuntime(config.whisper, cuda.available);
-  const host: HostFacts = { ffmpeg, nvenc, cuda, whisperModels, freeDiskBytes: freeDisk };
+  const host: HostFacts = { ffmpeg, nvenc, cuda, whisperModels, freeDiskBytes: freeDisk, embeddingModel: detectEmbeddingModel() };
   const { kinds: workKinds, missing } = servableKinds(Object.values(pipelines), host, config);
 
   const capabilities: AgentCapabilities = {

@@ -9,6 +9,8 @@ export interface HostFacts {
   cuda: CudaInfo;
   whisperModels: WhisperModelsInfo;
   freeDiskBytes: number;
+  /** The sentence-embedding model's files are installed (understanding/shared-embedder.ts); absent = no. */
+  embeddingModel?: boolean;
 }
 
 /**

@@ -9,6 +9,7 @@ import { transcribePipeline } from './transcribe.ts';
 const config = loadAgentConfig({ COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't', NATS_URL: 'nats://127.0.0.1:4222' });
 const healthy: HostFacts = {
   ffmpeg: { version: '7.1.1', encoders: ['aac', 'libx264'] },
+  embeddingModel: true,
   nvenc: false,
   cuda: { available: false, devices: [] },
   whisperModels: { isRunnable: true, models: ['tiny.en'] },
@@ -41,18 +42,21 @@ describe('PIPELINES', () => {
 
 describe('servableKinds', () => {
   it('announces a kind whose pipelines have everything', () => {
-    expect(servableKinds(Object.values(PIPELINES), healthy, config)).toEqual({ kinds: ['transcribe', 'cut'], missing: {} });
+    expect(servableKinds(Object.values(PIPELINES), healthy, config)).toEqual({ kinds: ['transcribe', 'cut', 'understand'], missing: {} });
   });
 
   it('serves cuts without Whisper, and transcription without an H.264 encoder', () => {
     const noWhisper = { ...healthy, whisperModels: { isRunnable: false, models: [], error: 'no module' } };
     expect(servableKinds(Object.values(PIPELINES), noWhisper, config).kinds).toEqual(['cut']);
+    const noEmbeddings = servableKinds(Object.values(PIPELINES), { ...healthy, embeddingModel: false }, config);
+    expect(noEmbeddings.kinds).toEqual(['transcribe', 'cut']);
+    expect(noEmbeddings.missing.understand).toEqual([expect.stringMatching(/sentence-embedding model is not installed .*ensure-models\.sh/)]);
     const noH264 = { ...healthy, ffmpeg: { version: '7.1.1', encoders: ['aac'] } };
     const { kinds, missing } = servableKinds(Object.values(PIPELINES), noH264, config);
-    expect(kinds).toEqual(['transcribe']);
+    expect(kinds).toEqual(['transcribe', 'understand']);
     expect(missing.cut).toEqual([expect.stringMatching(/libx264/)]);
     // An agent whose NVENC session opened serves cuts on the GPU even without libx264.
-    expect(servableKinds(Object.values(PIPELINES), { ...noH264, nvenc: true }, config).kinds).toEqual(['transcribe', 'cut']);
+    expect(servableKinds(Object.values(PIPELINES), { ...noH264, nvenc: true }, config).kinds).toEqual(['transcribe', 'cut', 'understand']);
   });
 
   it('withholds a kind and says what is missing for it', () => {

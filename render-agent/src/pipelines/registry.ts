@@ -4,6 +4,7 @@ import type { AgentConfig } from '../config.ts';
 import type { AssignedJobType, Pipeline, PipelineNeeds, PipelineRegistry } from './pipeline.ts';
 import { extractClipPipeline } from './extract-clip.ts';
 import { extractVerticalClipPipeline } from './extract-vertical-clip.ts';
+import { findClipsPipeline } from './find-clips.ts';
 import { transcribePipeline } from './transcribe.ts';
 
 /**
@@ -15,6 +16,7 @@ export const PIPELINES: PipelineRegistry = {
   transcribe: transcribePipeline,
   extract_clip: extractClipPipeline,
   extract_vertical_clip: extractVerticalClipPipeline,
+  find_clips: findClipsPipeline,
 };
 
 /**

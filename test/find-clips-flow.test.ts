@@ -1,0 +1,98 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sentencesOf } from '@cutroom/shared/transcript/sentences';
+import { makeTopicTalk, TOPIC_TEXTS, type TopicTalk } from './harness/media-gen/topic-talk.ts';
+import { makeVideo } from './harness/media.ts';
+import { probeStreams } from './harness/probe.ts';
+import { startStack, type Stack } from './harness/stack.ts';
+
+/**
+ * find_clips end to end on the real stack: a three-topic talk synthesized with espeak-ng (true
+ * boundaries known), uploaded as a video, transcribed by the agent's Whisper, analyzed with the
+ * local embedding model; the clips document validates against the served schema, every candidate
+ * is 120-300 s and sentence-snapped, and the best one is cut with extract_clip without a re-upload.
+ */
+describe('find_clips over REST', () => {
+  let stack: Stack;
+  let token: string;
+  let talk: TopicTalk;
+  const work = mkdtempSync(join(tmpdir(), 'cutroom-find-clips-'));
+  const video = join(work, 'talk.mp4');
+
+  beforeAll(async () => {
+    talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 3) });
+    await makeVideo(talk.wav, video);
+    stack = await startStack({ storage: 'local', agents: 1 });
+    token = await stack.api.newSession();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('finds sentence-snapped 120-300 s moments near the true topic boundaries, with their transcript, and they can be cut', async () => {
+    const { api } = stack;
+    const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'find_clips', filename: 'talk.mp4', content_type: 'video/mp4' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ price_cents: 200, next_endpoint: 'upload-url' });
+    const id = await (async () => {
+      const up = await api.call('GET', `/api/v1/jobs/${created.body.job_id}/upload-url`, { token });
+      const { readFileSync } = await import('node:fs');
+      expect((await fetch(up.body.upload_url, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: readFileSync(video) })).ok).toBe(true);
+      expect((await api.call('POST', `/api/v1/jobs/${created.body.job_id}/complete-upload`, { token })).status).toBe(200);
+      return created.body.job_id as string;
+    })();
+    const stages = new Set<string>();
+    const job = await api.waitForJob(
+      token,
+      id,
+      (j) => {
+        stages.add(j.status);
+        return ['completed', 'failed'].includes(j.status);
+      },
+      420_000,
+    );
+    expect(job.status, job.error_message).toBe('completed');
+    expect(stages.has('analyzing')).toBe(true);
+    expect(Date.parse(job.expires_at) - Date.parse(job.completed_at)).toBe(72 * 3600_000);
+    expect(job.outputs.map((o: any) => o.role)).toEqual(['clips', 'transcript']);
+
+    const clips = (await (await fetch(job.outputs[0].download_url)).json()) as any;
+    const schema = (await (await fetch(`${stack.coordinator.url}/.well-known/cutroom-clips-v1.schema.json`)).json()) as object;
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    expect(validate(clips), JSON.stringify(validate.errors)).toBe(true);
+    expect(clips.mode).toBe('best');
+    expect(clips.candidates.length).toBeGreaterThanOrEqual(2);
+
+    // Every candidate starts at a sentence start and ends at a sentence end of the delivered transcript.
+    const words = (await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download?format=words`, { token })).body;
+    const sentences = sentencesOf(words);
+    for (const c of clips.candidates) {
+      expect(c.end - c.start).toBeGreaterThanOrEqual(120);
+      expect(c.end - c.start).toBeLessThanOrEqual(300);
+      expect(sentences.some((s) => Math.abs(s.start - c.start) < 0.001)).toBe(true);
+      expect(sentences.some((s) => Math.abs(s.end - c.end) < 0.001)).toBe(true);
+      expect(c.score).toBeGreaterThanOrEqual(0);
+      expect(c.score).toBeLessThanOrEqual(100);
+      expect(c.reason.length).toBeGreaterThan(10);
+    }
+    // Each true boundary has a candidate edge within 20 s.
+    const edges = clips.candidates.flatMap((c: any) => [c.start, c.end]);
+    for (const b of talk.boundaries) expect(Math.min(...edges.map((e: number) => Math.abs(e - b)))).toBeLessThan(20);
+
+    // No re-upload: cut the best candidate from the find_clips job's stored source.
+    const best = clips.candidates[0];
+    const cut = await api.call('POST', '/api/v1/jobs', {
+      token,
+      json: { job_type: 'extract_clip', source_job_id: id, segments: [{ start: best.start, end: best.end }] },
+    });
+    expect(cut.status, JSON.stringify(cut.body)).toBe(201);
+    expect((await api.call('POST', `/api/v1/jobs/${cut.body.job_id}/process`, { token })).status).toBe(200);
+    const cutJob = await api.waitForJob(token, cut.body.job_id, undefined, 180_000);
+    expect(cutJob.status, cutJob.error_message).toBe('completed');
+    const p = await probeStreams(cutJob.outputs.find((o: any) => o.role === 'clip').download_url);
+    expect(Math.abs(p.duration - (best.end - best.start))).toBeLessThan(0.2);
+  });
+});
