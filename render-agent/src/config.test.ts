@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadAgentConfig } from './config.ts';
+import { loadAgentConfig, loadLlmConfig } from './config.ts';
 
 const required = { COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't0ken', NATS_URL: 'nats://127.0.0.1:4222' };
 
@@ -36,6 +36,18 @@ describe('loadAgentConfig', () => {
   it('treats empty strings as unset and parses typed values', () => {
     const c = loadAgentConfig({ ...required, WHISPER_MODEL: '', WHISPER_BEAM_SIZE: '2', WHISPER_ALLOW_DOWNLOAD: 'true', WHISPER_DEVICE: 'cpu' });
     expect(c.whisper).toMatchObject({ model: 'tiny.en', beamSize: 2, allowDownload: true, device: 'cpu' });
+  });
+
+  it('reads the text-generation keys: an endpoint only with a model, the local model by default', () => {
+    const local = loadAgentConfig(required).llm;
+    expect(local.endpoint).toBeUndefined();
+    expect(local.modelPath).toMatch(/\.tools\/models\/llm\/qwen2\.5-coder-1\.5b-instruct-q4_k_m\.gguf$/);
+    expect(local.threads).toBeUndefined();
+    const remote = loadAgentConfig({ ...required, LLM_BASE_URL: 'http://vllm.internal:8000/v1', LLM_MODEL: 'qwen', LLM_API_KEY: 'k', LLM_THREADS: '4' }).llm;
+    expect(remote).toMatchObject({ endpoint: { baseUrl: 'http://vllm.internal:8000/v1', model: 'qwen', apiKey: 'k', timeoutMs: 120_000 }, threads: 4 });
+    expect(() => loadAgentConfig({ ...required, LLM_BASE_URL: 'http://vllm.internal:8000/v1' })).toThrow(/LLM_MODEL: required when LLM_BASE_URL is set/);
+    expect(() => loadAgentConfig({ ...required, LLM_BASE_URL: 'not a url', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
+    expect(loadLlmConfig({ LLM_MODEL_PATH: '/models/x.gguf' })).toEqual({ endpoint: undefined, modelPath: '/models/x.gguf', threads: undefined });
   });
 
   it('rejects a bad enum value', () => {

@@ -6,6 +6,54 @@ import { z } from 'zod';
 /** Repository root: render-agent/src/config.ts → ../.. (the default venv lives there). */
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** Where scripts/ensure-models.sh installs the local text model. */
+export const DEFAULT_LLM_MODEL_PATH = path.join(REPO_ROOT, '.tools', 'models', 'llm', 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf');
+
+/**
+ * Text generation (summaries, titles, hooks). An OpenAI-compatible endpoint when LLM_BASE_URL is
+ * set; otherwise the local model at LLM_MODEL_PATH when it is installed; otherwise none, and the
+ * extractive texts stand alone. Whatever generates is checked against the transcript.
+ */
+const LlmEnv = z.object({
+  /**
+   * Base URL of an OpenAI-compatible chat API up to its version segment (vLLM, llama.cpp server,
+   * Ollama: `http://host:8000/v1`); requests go to `<LLM_BASE_URL>/chat/completions`. Needs
+   * LLM_MODEL. @default unset (the local model)
+   */
+  LLM_BASE_URL: z.url().optional(),
+  /** Model name sent to LLM_BASE_URL. Required when LLM_BASE_URL is set. @default unset */
+  LLM_MODEL: z.string().min(1).optional(),
+  /** Bearer key for LLM_BASE_URL; never logged nor put in an error. @default unset (no Authorization header) */
+  LLM_API_KEY: z.string().min(1).optional(),
+  /** How long one call to LLM_BASE_URL may take before it is abandoned. @default 120000 (2 min) */
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(1).default(120_000),
+  /**
+   * GGUF model run in-process by node-llama-cpp (CPU) when LLM_BASE_URL is unset; a missing file
+   * means no generator. @default <repo>/.tools/models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+   */
+  LLM_MODEL_PATH: z.string().min(1).default(DEFAULT_LLM_MODEL_PATH),
+  /** CPU threads for the local model. @default every core (os.availableParallelism()) */
+  LLM_THREADS: z.coerce.number().int().min(1).max(512).optional(),
+});
+
+/** LLM_BASE_URL without LLM_MODEL is a configuration error, not a silent fall-back to the local model. */
+const modelNamedWithEndpoint = (e: { LLM_BASE_URL?: string | undefined; LLM_MODEL?: string | undefined }, ctx: z.RefinementCtx): void => {
+  if (e.LLM_BASE_URL !== undefined && e.LLM_MODEL === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['LLM_MODEL'], message: 'required when LLM_BASE_URL is set' });
+  }
+};
+
+const toLlmConfig = (e: z.output<typeof LlmEnv>) => ({
+  /** Present exactly when LLM_BASE_URL is set. */
+  endpoint:
+    e.LLM_BASE_URL === undefined ? undefined : { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL ?? '', apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS },
+  modelPath: e.LLM_MODEL_PATH,
+  threads: e.LLM_THREADS,
+});
+
+export const LlmConfig = LlmEnv.superRefine(modelNamedWithEndpoint).transform(toLlmConfig);
+export type LlmConfig = z.output<typeof LlmConfig>;
+
 /**
  * The render-agent's environment, validated once at start-up. This module is the only reader
  * of process.env in the package; everything else receives an AgentConfig as an argument.
@@ -75,9 +123,10 @@ const AgentEnv = z.object({
   RESULT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(600_000),
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ...LlmEnv.shape,
 });
 
-export const AgentConfig = AgentEnv.transform((e) => ({
+export const AgentConfig = AgentEnv.superRefine(modelNamedWithEndpoint).transform((e) => ({
   coordinatorUrl: e.COORDINATOR_URL,
   agentToken: e.AGENT_TOKEN,
   natsUrl: e.NATS_URL,
@@ -101,23 +150,36 @@ export const AgentConfig = AgentEnv.transform((e) => ({
     detectFactor: e.STAGE_TIMEOUT_DETECT_FACTOR,
   },
   resultRetryMaxMs: e.RESULT_RETRY_MAX_MS,
+  llm: toLlmConfig(e),
   logLevel: e.LOG_LEVEL,
 }));
 export type AgentConfig = z.output<typeof AgentConfig>;
 
 /** Parses the environment; throws one error that names every bad or missing key. */
 export function loadAgentConfig(env: Record<string, string | undefined> = process.env): AgentConfig {
+  return parseEnv(AgentConfig, env, 'render-agent configuration');
+}
+
+/**
+ * Only the text-generation keys (LLM_*), for tools and tests that generate text without running an
+ * agent (no coordinator keys needed). Same rules and errors as loadAgentConfig.
+ */
+export function loadLlmConfig(env: Record<string, string | undefined> = process.env): LlmConfig {
+  return parseEnv(LlmConfig, env, 'text generation configuration');
+}
+
+function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>, what: string): z.output<S> {
   // Empty strings count as unset, so `FOO=` in a unit file does not defeat a default.
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = AgentConfig.safeParse(present);
+  const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((i) => {
         const key = i.path.join('.');
-        return `  ${key || '(env)'}: ${key && present[key] === undefined ? 'required, not set' : i.message}`;
+        return `  ${key || '(env)'}: ${key && present[key] === undefined && i.code !== 'custom' ? 'required, not set' : i.message}`;
       })
       .join('\n');
-    throw new Error(`render-agent configuration is invalid:\n${problems}`);
+    throw new Error(`${what} is invalid:\n${problems}`);
   }
   return parsed.data;
 }

@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { GbnfJsonSchema, Llama, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import { type LlmConfig, loadLlmConfig } from '../config.ts';
+
+/**
+ * Text generation (summaries, titles, hooks) behind one small interface: an OpenAI-compatible
+ * endpoint on GPU hosts, a local GGUF model on the embedded default. Whatever it writes is only a
+ * draft: the caller checks it against the transcript (grounding.ts) and keeps an extractive text
+ * as the floor, so a weak or absent generator lowers quality, never correctness.
+ */
+export interface TextGenerator {
+  /** What generated the text (recorded with results). */
+  readonly id: string;
+  /** One answer to one prompt. With `jsonSchema`, the answer is a JSON document following it (as text). */
+  complete(req: TextRequest): Promise<string>;
+  /** Releases what it holds (the local model's memory); later calls fail. */
+  close(): Promise<void>;
+}
+
+export interface TextRequest {
+  /** Instructions: the system message. */
+  system: string;
+  /** The user message (the task and the transcript text). */
+  prompt: string;
+  /** Most tokens the answer may take. */
+  maxTokens: number;
+  /** A JSON schema the answer must follow (constrained decoding locally, `response_format` remotely). */
+  jsonSchema?: object;
+  /** Sampling temperature. @default 0 (the same input gives the same text) */
+  temperature?: number;
+  signal?: AbortSignal;
+}
+
+// --- OpenAI-compatible endpoint ---------------------------------------------------------------
+
+export interface OpenAiCompatibleOptions {
+  /** Up to the version segment, e.g. `http://vllm.internal:8000/v1`; `/chat/completions` is appended. */
+  baseUrl: string;
+  model: string;
+  /** Sent as a bearer token; never appears in an error or a log. @default none */
+  apiKey?: string | undefined;
+  /** One call's wall-clock limit (headers and body). */
+  timeoutMs: number;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/** The part of a chat completion answer that is read. */
+interface ChatCompletion {
+  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
+}
+
+/**
+ * Any OpenAI-compatible chat API (vLLM, llama.cpp server, Ollama, hosted). JSON answers are asked
+ * for with `response_format: {type: 'json_schema'}`, which those servers enforce by constrained
+ * decoding. Errors name the endpoint by origin and path only (no query, no credentials, no key).
+ */
+export function openAiCompatibleGenerator(o: OpenAiCompatibleOptions): TextGenerator {
+  const base = new URL(o.baseUrl);
+  const url = new URL(`${base.pathname.replace(/\/+$/, '')}/chat/completions`, base);
+  const where = `${url.origin}${url.pathname}`;
+  const doFetch = o.fetch ?? globalThis.fetch;
+  const redact = (text: string): string => (o.apiKey ? text.split(o.apiKey).join('[redacted]') : text);
+  let isClosed = false;
+  return {
+    id: `openai-compatible:${o.model}@${url.origin}`,
+    async complete(req) {
+      if (isClosed) throw new Error('the text generator is closed');
+      const body = {
+        model: o.model,
+        messages: [
+          { role: 'system', content: req.system },
+          { role: 'user', content: req.prompt },
+        ],
+        max_tokens: req.maxTokens,
+        temperature: req.temperature ?? 0,
+        ...(req.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: req.jsonSchema } } } : {}),
+      };
+      const timeout = AbortSignal.timeout(o.timeoutMs);
+      const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+      let res: Response;
+      let text: string;
+      try {
+        res = await doFetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) },
+          body: JSON.stringify(body),
+          signal,
+        });
+        text = await res.text();
+      } catch (err) {
+        if (req.signal?.aborted) throw req.signal.reason;
+        if (timeout.aborted) throw new Error(`text generation endpoint ${where} did not answer within ${o.timeoutMs} ms`);
+        const cause = (err as Error).cause instanceof Error ? ` (${((err as Error).cause as Error).message})` : '';
+        throw new Error(`text generation endpoint ${where} could not be reached: ${redact(`${(err as Error).message}${cause}`)}`);
+      }
+      if (!res.ok) {
+        const excerpt = redact(text.replace(/\s+/g, ' ').trim()).slice(0, 300);
+        throw new Error(`text generation endpoint ${where} answered ${res.status} ${res.statusText}${excerpt ? `: ${excerpt}` : ''}`);
+      }
+      let answer: ChatCompletion;
+      try {
+        answer = JSON.parse(text) as ChatCompletion;
+      } catch {
+        throw new Error(`text generation endpoint ${where} answered ${res.status} with a body that is not JSON`);
+      }
+      const content = answer.choices?.[0]?.message?.content;
+      if (typeof content !== 'string') throw new Error(`text generation endpoint ${where} answered without choices[0].message.content`);
+      return content.trim();
+    },
+    async close() {
+      isClosed = true;
+    },
+  };
+}
+
+// --- local GGUF model (node-llama-cpp, CPU) ---------------------------------------------------
+
+export interface LocalGeneratorOptions {
+  /** A GGUF file (scripts/ensure-models.sh installs the default). */
+  modelPath: string;
+  /** CPU threads. @default every core (os.availableParallelism()) */
+  threads?: number | undefined;
+  /** Tokens of prompt + answer one request may hold. @default 4096 */
+  contextSize?: number | undefined;
+}
+
+/** One loaded model per (file, threads, context size) per process: loading takes seconds and ~1.3 GB. */
+const loaded = new Map<string, Promise<TextGenerator>>();
+let llamaPromise: Promise<Llama> | undefined;
+
+/**
+ * A GGUF model run in this process by llama.cpp's prebuilt CPU binary (no build, no download: a
+ * missing binary fails at once). Loaded once per process and shared; requests run one at a time
+ * on a single context sequence (llama.cpp on a CPU gains nothing from interleaving them, and one
+ * sequence bounds memory). JSON answers are constrained by a grammar compiled from the schema.
+ */
+export function loadLocalGenerator(o: LocalGeneratorOptions): Promise<TextGenerator> {
+  const threads = o.threads ?? os.availableParallelism();
+  const contextSize = o.contextSize ?? 4096;
+  const key = `${path.resolve(o.modelPath)}|${threads}|${contextSize}`;
+  let generator = loaded.get(key);
+  if (!generator) {
+    generator = openLocalGenerator(o.modelPath, threads, contextSize, () => loaded.delete(key));
+    loaded.set(key, generator);
+    generator.catch(() => loaded.delete(key));
+  }
+  return generator;
+}
+
+async function openLocalGenerator(modelPath: string, threads: number, contextSize: number, forget: () => void): Promise<TextGenerator> {
+  const { getLlama, LlamaChatSession, LlamaLogLevel } = await import('node-llama-cpp');
+  let llama: Llama;
+  let model: LlamaModel;
+  let sequence: LlamaContextSequence;
+  try {
+    if (!llamaPromise) {
+      llamaPromise = getLlama({ gpu: false, build: 'never', usePrebuiltBinaries: true, progressLogs: false, logLevel: LlamaLogLevel.error });
+      // A platform without a prebuilt binary fails here; do not keep the failure for later callers.
+      llamaPromise.catch(() => {
+        llamaPromise = undefined;
+      });
+    }
+    llama = await llamaPromise;
+    model = await llama.loadModel({ modelPath });
+    const context = await model.createContext({ contextSize, threads, sequences: 1 });
+    sequence = context.getSequence();
+  } catch (err) {
+    throw new Error(
+      `the local text model could not be loaded from ${modelPath}: ${(err as Error).message} (scripts/ensure-models.sh installs the model; node-llama-cpp's prebuilt CPU binary comes with npm ci)`,
+      { cause: err },
+    );
+  }
+  const grammars = new Map<string, Promise<LlamaGrammar>>();
+  const grammarFor = (schema: object): Promise<LlamaGrammar> => {
+    const k = JSON.stringify(schema);
+    let g = grammars.get(k);
+    if (!g) {
+      g = llama.createGrammarForJsonSchema<GbnfJsonSchema>(schema as GbnfJsonSchema);
+      grammars.set(k, g);
+      g.catch(() => grammars.delete(k));
+    }
+    return g;
+  };
+  // Requests queue here: one runs on the sequence at a time, whatever the callers do.
+  let tail: Promise<unknown> = Promise.resolve();
+  let isClosed = false;
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const complete = async (req: TextRequest): Promise<string> => {
+    if (isClosed) throw new Error('the text generator is closed');
+    req.signal?.throwIfAborted();
+    const promptTokens = model.tokenize(`${req.system}\n${req.prompt}`).length;
+    // The chat template adds a few dozen tokens around the two messages.
+    if (promptTokens + req.maxTokens + 64 > contextSize) {
+      throw new Error(`the prompt is ${promptTokens} tokens and the answer may take ${req.maxTokens}: more than the local model's context of ${contextSize}`);
+    }
+    const grammar = req.jsonSchema ? await grammarFor(req.jsonSchema) : undefined;
+    const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: req.system });
+    try {
+      const answer = await session.prompt(req.prompt, {
+        maxTokens: req.maxTokens,
+        temperature: req.temperature ?? 0,
+        ...(grammar ? { grammar } : {}),
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+      return answer.trim();
+    } finally {
+      session.dispose({ disposeSequence: false });
+      await sequence.clearHistory();
+    }
+  };
+  return {
+    id: `local:${path.basename(modelPath, '.gguf')} (node-llama-cpp, cpu, ${threads} threads)`,
+    complete: (req) => serialized(() => complete(req)),
+    close: () =>
+      serialized(async () => {
+        if (isClosed) return;
+        isClosed = true;
+        forget();
+        await model.dispose();
+      }),
+  };
+}
+
+// --- choosing one -----------------------------------------------------------------------------
+
+/**
+ * The configured generator: the endpoint when LLM_BASE_URL is set, else the local model when its
+ * file exists, else null (the caller keeps its extractive texts). A local model that is present but
+ * cannot load is an error, not a silent fall-back: a broken install should be seen.
+ */
+export async function generatorFromConfig(llm: LlmConfig): Promise<TextGenerator | null> {
+  if (llm.endpoint) return openAiCompatibleGenerator(llm.endpoint);
+  if (!fs.existsSync(llm.modelPath)) return null;
+  return loadLocalGenerator({ modelPath: llm.modelPath, threads: llm.threads });
+}
+
+/** generatorFromConfig over the LLM_* keys of an environment (validated as the agent's config is). */
+export async function generatorFromEnv(env: Record<string, string | undefined>): Promise<TextGenerator | null> {
+  return generatorFromConfig(loadLlmConfig(env));
+}
