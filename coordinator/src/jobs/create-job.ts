@@ -5,7 +5,8 @@ import type { Tx } from '../db/database.ts';
 import { eq } from 'drizzle-orm';
 import { jobEvents, jobOutputs, jobs, sessions } from '../db/schema.ts';
 import { definitionFor } from '../job-types/registry.ts';
-import type { JobTypeDefinition, ParentView } from '../job-types/definition.ts';
+import type { JobTypeDefinition, ParentView, PreparedJob } from '../job-types/definition.ts';
+import type { PaymentStatus } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { collectPayment, type PaymentInput } from '../payments/gate.ts';
@@ -70,23 +71,10 @@ async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCal
     insertJob(
       tx,
       {
-        id,
+        ...newJobRow(id, req.job_type, prepared, now),
         sessionId: caller.sessionId,
-        jobType: req.job_type,
-        status: 'pending',
-        paymentStatus: billingOff ? 'paid' : 'pending',
-        ...(billingOff && { amountPaidCents: 0 }),
+        ...(billingOff && { paymentStatus: 'paid' as const, amountPaidCents: 0 }),
         sourceJobId: parent!.job.id,
-        originalFilename: prepared.originalFilename,
-        contentType: prepared.contentType,
-        mediaKind: null,
-        priceCents: prepared.price.cardCents,
-        priceChainUnits: prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits),
-        params: prepared.params,
-        createdAt: now,
-        updatedAt: now,
-        // Never processed: deleted then (open-job-expiry.ts; a paid one is refunded).
-        expiresAt: addMs(now, OPEN_JOB_TTL_MS),
       },
       now,
     ),
@@ -122,22 +110,7 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
   const prepared = def.prepare(req, null);
   const now = ctx.clock.now();
   const id = randomUUID();
-  const values = {
-    id,
-    jobType: req.job_type,
-    status: 'pending' as const,
-    paymentStatus: 'pending' as const,
-    originalFilename: prepared.originalFilename,
-    contentType: prepared.contentType,
-    mediaKind: prepared.mediaKind,
-    priceCents: prepared.price.cardCents,
-    priceChainUnits: prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits),
-    params: prepared.params,
-    createdAt: now,
-    updatedAt: now,
-    // Unpaid or never uploaded, it is deleted then (open-job-expiry.ts); an upload URL moves it.
-    expiresAt: addMs(now, OPEN_JOB_TTL_MS),
-  };
+  const values = newJobRow(id, req.job_type, prepared, now);
   const base = { job_id: id, job_type: req.job_type, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
 
   if (!ctx.billing.enabled) {
@@ -195,6 +168,28 @@ export const missingSession = (): AppError =>
   new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', {
     next: { call: 'create_session' },
   });
+
+/**
+ * A new job's row from its prepared fields: pending and unpaid, expiring after OPEN_JOB_TTL_MS
+ * when it is never paid, uploaded or processed (open-job-expiry.ts; a paid one is refunded then).
+ */
+function newJobRow(id: string, jobType: CreateJobRequest['job_type'], prepared: PreparedJob, now: Date) {
+  return {
+    id,
+    jobType,
+    status: 'pending' as const,
+    paymentStatus: 'pending' as PaymentStatus,
+    originalFilename: prepared.originalFilename,
+    contentType: prepared.contentType,
+    mediaKind: prepared.mediaKind,
+    priceCents: prepared.price.cardCents,
+    priceChainUnits: prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits),
+    params: prepared.params,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: addMs(now, OPEN_JOB_TTL_MS),
+  };
+}
 
 async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
   await tx.insert(jobs).values(values);
