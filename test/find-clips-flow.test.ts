@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sentencesOf } from '@cutroom/shared/transcript/sentences';
+import { DEFAULT_MODELS_DIR, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
+import { groundText, groundTitle, indexTranscript } from '@cutroom/render-agent/understanding/grounding';
+import { startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { makeTopicTalk, TOPIC_TEXTS, type TopicTalk } from './harness/media-gen/topic-talk.ts';
 import { makeVideo } from './harness/media.ts';
 import { probeStreams } from './harness/probe.ts';
@@ -12,8 +15,10 @@ import { startStack, type Stack } from './harness/stack.ts';
 /**
  * find_clips end to end on the real stack: a three-topic talk synthesized with espeak-ng (true
  * boundaries known), uploaded as a video, transcribed by the agent's Whisper, analyzed with the
- * local embedding model; the clips document validates against the served schema, every candidate
- * is 120-300 s and sentence-snapped, and the best one is cut with extract_clip without a re-upload.
+ * local embedding model, the best candidate's texts written by the local text model (LLM_CANDIDATES=1
+ * keeps it to one request, 10-40 s on two cores); the clips document validates against the served
+ * schema, every candidate is 120-300 s and sentence-snapped, the generated texts are grounded in
+ * the candidate, and the best one is cut with extract_clip without a re-upload.
  */
 describe('find_clips over REST', () => {
   let stack: Stack;
@@ -25,7 +30,11 @@ describe('find_clips over REST', () => {
   beforeAll(async () => {
     talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 3) });
     await makeVideo(talk.wav, video);
-    stack = await startStack({ storage: 'local', agents: 1 });
+    stack = await startStack({ storage: 'local', agents: 0 });
+    const env = { LOG_LEVEL: 'warn', LLM_CANDIDATES: '1' };
+    stack.agents.push(
+      startAgentChild({ id: 'find-clips-agent', coordinatorUrl: stack.coordinator.agentUrl, natsUrl: stack.natsUrl, agentToken: stack.agentToken, env }),
+    );
     token = await stack.api.newSession();
   });
   afterAll(async () => {
@@ -78,6 +87,32 @@ describe('find_clips over REST', () => {
       expect(c.score).toBeLessThanOrEqual(100);
       expect(c.reason.length).toBeGreaterThan(10);
     }
+    // The best candidate's texts came from the local model, and each generated one holds up against
+    // the candidate's own sentences (the same check, re-run here); the others are extractive.
+    const best0 = clips.candidates[0];
+    expect(clips.generator.text_generator).toMatch(/^local:qwen2\.5/);
+    expect(Object.values(best0.texts_source)).toContain('generated');
+    for (const c of clips.candidates.slice(1)) expect(c.texts_source).toEqual({ title: 'extractive', hook: 'extractive', summary: 'extractive' });
+    expect(clips.notes).toContain('titles, hooks and summaries of the best 1 candidates are from the text model; the others are extractive');
+    const embedder = await loadLocalEmbedder({ modelsDir: DEFAULT_MODELS_DIR });
+    const own = await indexTranscript(
+      sentences.slice(best0.first_sentence, best0.last_sentence + 1).map((s) => s.text),
+      embedder,
+    );
+    for (const field of ['title', 'hook'] as const) {
+      if (best0.texts_source[field] === 'generated') expect((await groundTitle(best0[field], own, embedder)).isGrounded, best0[field]).toBe(true);
+    }
+    if (best0.texts_source.summary === 'generated') expect((await groundText(best0.summary, own, embedder)).dropped).toEqual([]);
+    // What grounding refused is on record, each with a reason, and never shipped as a text.
+    for (const d of clips.generator.dropped) {
+      expect(d.candidate).toBe('c1');
+      expect(d.reason.length).toBeGreaterThan(5);
+      expect(best0[d.field]).not.toContain(d.text);
+    }
+    console.info(
+      `find_clips c1 texts: ${JSON.stringify({ title: best0.title, hook: best0.hook, summary: best0.summary, source: best0.texts_source, dropped: clips.generator.dropped })}`,
+    );
+
     // Each true boundary has a candidate edge within 20 s.
     const edges = clips.candidates.flatMap((c: any) => [c.start, c.end]);
     for (const b of talk.boundaries) expect(Math.min(...edges.map((e: number) => Math.abs(e - b)))).toBeLessThan(20);

@@ -54,7 +54,11 @@ describe('REST errors and limits', () => {
     expectError(await post({ ...transcribe, profile: 'vidC' }), 400, /profile/);
     expectError(await post({ ...transcribe, colour: 'red' }), 400, /colour/);
     expectError(await post({ ...transcribe, segments: [seg] }), 400, /segments does not apply to job_type transcribe/);
-    expectError(await post({ job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg' }), 400, /summarize is not available yet/);
+    expectError(
+      await post({ job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg', query: 'bees' }),
+      400,
+      /query does not apply to job_type summarize: .*find_clips/,
+    );
     expectError(await post({ job_type: 'publish_video', source_job_id: crypto.randomUUID() }), 400, /publish_video is not available yet/);
     expectError(await post({ job_type: 'extract_clip', source_job_id: crypto.randomUUID(), segments: [seg] }), 404, /source_job_id .* not found/);
     expectError(await post({ job_type: 'extract_vertical_clip', source_job_id: crypto.randomUUID(), segments: [seg] }), 400, /a vertical clip is one segment/);

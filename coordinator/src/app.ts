@@ -15,6 +15,7 @@ import { discoveryRoutes } from './http/routes/discovery.ts';
 import { annotatePaidOperations } from './payments/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
+import { derivativeRoutes } from './http/routes/derivatives.ts';
 import { outputRoutes } from './http/routes/outputs.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(sessionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(jobRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(derivativeRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
   if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });

@@ -92,6 +92,18 @@ export const FindClipsAssignment = AssignmentBase.extend({
 });
 export type FindClipsAssignment = z.infer<typeof FindClipsAssignment>;
 
+/**
+ * summarize: an upload → transcript (like transcribe) → a summary. Outputs `transcript_srt`,
+ * `transcript_words` and `summary` (summary v1 JSON, `@cutroom/shared/summary/summary-v1`).
+ * Stages: extracting_audio (claimed) → transcribing (reported with the probe) → analyzing (reported).
+ */
+export const SummarizeAssignment = AssignmentBase.extend({
+  job_type: z.literal('summarize'),
+  source: SourceRef,
+  params: TranscribeParams,
+});
+export type SummarizeAssignment = z.infer<typeof SummarizeAssignment>;
+
 /** One cut, in source seconds: first frame = the frame at `start`, last = the one before `end`. */
 export const CutSegment = z.object({ start: z.number().nonnegative(), end: z.number().positive(), label: z.string().nullable() });
 export type CutSegment = z.infer<typeof CutSegment>;
@@ -115,6 +127,19 @@ export const ExtractClipAssignment = AssignmentBase.extend({
   params: ExtractClipParams,
 });
 export type ExtractClipAssignment = z.infer<typeof ExtractClipAssignment>;
+
+/**
+ * edit_from_transcript: the cut list the coordinator built from the caller's edit (up to 300
+ * segments, in the edited order), rendered exactly as extract_clip renders its segments. Outputs
+ * `clip` (video/mp4), `transcript_srt` and `transcript_words` re-timed to the edit
+ * (`parent_words_url` is always set).
+ */
+export const EditFromTranscriptAssignment = AssignmentBase.extend({
+  job_type: z.literal('edit_from_transcript'),
+  source: SourceRef,
+  params: ExtractClipParams.extend({ parent_words_url: z.url() }),
+});
+export type EditFromTranscriptAssignment = z.infer<typeof EditFromTranscriptAssignment>;
 
 export const ExtractVerticalClipParams = z.object({
   start: z.number().nonnegative(),
@@ -144,7 +169,14 @@ export type ExtractVerticalClipAssignment = z.infer<typeof ExtractVerticalClipAs
  * type adds a variant here (and a pipeline on the agent). Agents pull only the work kinds their
  * pipelines serve; one that still cannot read an assignment drops it, and the lease brings the job back.
  */
-export const Assignment = z.discriminatedUnion('job_type', [TranscribeAssignment, ExtractClipAssignment, ExtractVerticalClipAssignment, FindClipsAssignment]);
+export const Assignment = z.discriminatedUnion('job_type', [
+  TranscribeAssignment,
+  ExtractClipAssignment,
+  ExtractVerticalClipAssignment,
+  FindClipsAssignment,
+  SummarizeAssignment,
+  EditFromTranscriptAssignment,
+]);
 export type Assignment = z.infer<typeof Assignment>;
 
 export const ClaimResponse = z.discriminatedUnion('claimed', [
@@ -216,6 +248,13 @@ export const FindClipsComplete = Fence.extend({
   outputs: WrittenOutputs,
 });
 
+export const SummarizeComplete = Fence.extend({
+  job_type: z.literal('summarize'),
+  media: MediaInfo,
+  language: z.string(),
+  outputs: WrittenOutputs,
+});
+
 /** The encoder that wrote a cut's video: the job records which one ran. */
 export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
 export type VideoEncoder = z.infer<typeof VideoEncoder>;
@@ -238,6 +277,8 @@ export const ExtractClipComplete = Fence.extend({
   outputs: WrittenOutputs,
 });
 
+export const EditFromTranscriptComplete = ExtractClipComplete.extend({ job_type: z.literal('edit_from_transcript') });
+
 /** Loudness of the delivered audio, measured (ebur128) after normalization. */
 export const LoudnessResult = z.object({
   input_integrated_lufs: z.number(),
@@ -255,7 +296,14 @@ export const ExtractVerticalClipComplete = Fence.extend({
 });
 
 /** A finished attempt: one variant per job type, like Assignment. */
-export const CompleteRequest = z.discriminatedUnion('job_type', [TranscribeComplete, ExtractClipComplete, ExtractVerticalClipComplete, FindClipsComplete]);
+export const CompleteRequest = z.discriminatedUnion('job_type', [
+  TranscribeComplete,
+  ExtractClipComplete,
+  ExtractVerticalClipComplete,
+  FindClipsComplete,
+  SummarizeComplete,
+  EditFromTranscriptComplete,
+]);
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 /** Failure classes an agent may report (shared/src/failures.ts decides retry, refund and message). */

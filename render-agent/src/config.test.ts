@@ -47,7 +47,15 @@ describe('loadAgentConfig', () => {
     expect(remote).toMatchObject({ endpoint: { baseUrl: 'http://vllm.internal:8000/v1', model: 'qwen', apiKey: 'k', timeoutMs: 120_000 }, threads: 4 });
     expect(() => loadAgentConfig({ ...required, LLM_BASE_URL: 'http://vllm.internal:8000/v1' })).toThrow(/LLM_MODEL: required when LLM_BASE_URL is set/);
     expect(() => loadAgentConfig({ ...required, LLM_BASE_URL: 'not a url', LLM_MODEL: 'm' })).toThrow(/LLM_BASE_URL/);
-    expect(loadLlmConfig({ LLM_MODEL_PATH: '/models/x.gguf' })).toEqual({ endpoint: undefined, modelPath: '/models/x.gguf', threads: undefined });
+    expect(loadLlmConfig({ LLM_MODEL_PATH: '/models/x.gguf' })).toEqual({
+      endpoint: undefined,
+      modelPath: '/models/x.gguf',
+      threads: undefined,
+      candidates: 3,
+      summaryCalls: 12,
+    });
+    expect(loadLlmConfig({ LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '4' })).toMatchObject({ candidates: 0, summaryCalls: 4 });
+    expect(() => loadLlmConfig({ LLM_CANDIDATES: '11' })).toThrow(/LLM_CANDIDATES/);
   });
 
   it('rejects a bad enum value', () => {

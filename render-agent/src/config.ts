@@ -34,6 +34,18 @@ const LlmEnv = z.object({
   LLM_MODEL_PATH: z.string().min(1).default(DEFAULT_LLM_MODEL_PATH),
   /** CPU threads for the local model. @default every core (os.availableParallelism()) */
   LLM_THREADS: z.coerce.number().int().min(1).max(512).optional(),
+  /**
+   * find_clips: how many of the best-ranked candidates get a title, hook and summary from the text
+   * model (one request each: 10-40 s on two CPU cores with the local model); the others keep
+   * their extractive texts. 0: none. @default 3
+   */
+  LLM_CANDIDATES: z.coerce.number().int().min(0).max(10).default(3),
+  /**
+   * summarize: most text-model requests for one summary (one per chapter, then one for the
+   * overview and key points); chapters past the cap keep their extractive texts. 0: extractive
+   * only. @default 12
+   */
+  LLM_SUMMARY_CALLS: z.coerce.number().int().min(0).max(100).default(12),
 });
 
 /** LLM_BASE_URL without LLM_MODEL is a configuration error, not a silent fall-back to the local model. */
@@ -49,6 +61,8 @@ const toLlmConfig = (e: z.output<typeof LlmEnv>) => ({
     e.LLM_BASE_URL === undefined ? undefined : { baseUrl: e.LLM_BASE_URL, model: e.LLM_MODEL ?? '', apiKey: e.LLM_API_KEY, timeoutMs: e.LLM_TIMEOUT_MS },
   modelPath: e.LLM_MODEL_PATH,
   threads: e.LLM_THREADS,
+  candidates: e.LLM_CANDIDATES,
+  summaryCalls: e.LLM_SUMMARY_CALLS,
 });
 
 export const LlmConfig = LlmEnv.superRefine(modelNamedWithEndpoint).transform(toLlmConfig);

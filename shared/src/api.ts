@@ -37,7 +37,9 @@ export const ClipsEntry = z.strictObject({
 });
 
 export const CreateJobRequest = z.strictObject({
-  job_type: JobType,
+  job_type: JobType.describe(
+    "The spec's job types, plus this service's extensions: `edit_from_transcript` (the spec's agent-surface edit-from-transcript, also offered over REST: send `source_job_id` and `edit`; README \"REST extension: edit_from_transcript\") and `clips_horizontal` (service layer only, for the MCP tool; refused over REST)",
+  ),
   filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
   content_type: z.string().min(1).max(255).optional(),
   query: z.string().min(1).max(LIMITS.queryMaxChars).optional(),
@@ -45,7 +47,7 @@ export const CreateJobRequest = z.strictObject({
     .uuid()
     .optional()
     .describe(
-      'extract_clip, extract_vertical_clip: the completed transcribe/summarize/find_clips job of this session whose stored source is cut (no re-upload)',
+      'extract_clip, extract_vertical_clip, edit_from_transcript: the completed transcribe/summarize/find_clips job of this session whose stored source is cut (no re-upload)',
     ),
   segments: z.array(ExtractClipSegment).min(LIMITS.segmentsMin).max(LIMITS.segmentsMax).optional(),
   include_transcript: z
@@ -55,6 +57,14 @@ export const CreateJobRequest = z.strictObject({
       'extract_clip: also output the parent transcript re-timed to the cut (role `transcript`: SRT, and every format through the download route). Default true',
     ),
   title: z.string().max(LIMITS.titleMaxChars).optional(),
+  edit: z
+    .string()
+    // Characters: a cheap bound here; the byte limit (UTF-8) is checked by the job type with its own message.
+    .max(LIMITS.editTextMaxBytes)
+    .optional()
+    .describe(
+      'edit_from_transcript (a REST extension: README "REST extension: edit_from_transcript"): the whole edited transcript, as downloaded with GET /jobs/{source_job_id}/outputs/transcript/download?format=edit (one `[NNNN] text` line per sentence), at most 256 KB of UTF-8. Delete words or whole lines and move whole lines; an added, changed, reordered or copied word or line is refused with 400 listing every failing line in `problems`, before any payment',
+    ),
   start: seconds.optional().describe('extract_vertical_clip: first second of the clip, in the parent'),
   end: seconds
     .optional()
@@ -129,6 +139,26 @@ export type JobOutput = z.infer<typeof JobOutput>;
 
 export const JobProgress = z.object({ stage: z.string(), fraction: z.number(), at: z.string() });
 
+/** One clip as the bundle resolved it: its child job and the window that child cuts. */
+export const BundleChildSummary = z.object({
+  /** 1-based position in the request's `clips` array; child outputs in the bundle's view are suffixed with it (`clip_1`). */
+  index: z.number().int().positive(),
+  job_id: z.uuid(),
+  candidate_id: z.string().nullable(),
+  start: z.number(),
+  end: z.number(),
+  title: z.string().nullable(),
+});
+export type BundleChildSummary = z.infer<typeof BundleChildSummary>;
+
+/** A child as the bundle's Job view shows it (`children`): where it stands, and why it failed. */
+export const BundleChildView = BundleChildSummary.extend({
+  status: JobStatus,
+  payment_status: PaymentStatus,
+  error_message: z.string().nullable(),
+});
+export type BundleChildView = z.infer<typeof BundleChildView>;
+
 export const Job = z.object({
   job_id: z.uuid(),
   session_id: z.uuid().nullable(),
@@ -151,6 +181,8 @@ export const Job = z.object({
   progress: JobProgress.nullable(),
   /** Not in the spec: the H.264 encoder a completed cut ran on (h264_nvenc on an agent whose NVENC opened, else libx264). Cut jobs only. */
   encoder: z.enum(['libx264', 'h264_nvenc']).optional(),
+  /** Not in the spec: a bundle's (clips_vertical) clips, one child job each, where each stands (README "Clip bundles"). Bundles only. */
+  children: z.array(BundleChildView).optional(),
 });
 export type Job = z.infer<typeof Job>;
 
@@ -171,7 +203,21 @@ export const CreateSessionResponse = z.object({
   expires_at: z.iso.datetime(),
 });
 
-export const ErrorResponse = z.object({ error: z.string() });
+/** One line of an edit that cannot be applied (edit_from_transcript), as the 400 body lists it. */
+export const EditProblem = z.object({
+  line: z.number().int().positive().describe('1-based line number in the submitted edit'),
+  text: z.string().describe('the line as submitted'),
+  reason: z.string(),
+});
+
+/**
+ * The spec's error body. `problems` is this service's extension, present only on the 400 that
+ * refuses an invalid edit_from_transcript edit: every failing line, not just the first.
+ */
+export const ErrorResponse = z.object({
+  error: z.string(),
+  problems: z.array(EditProblem).optional().describe('edit_from_transcript only: every line of the edit that cannot be applied, and why'),
+});
 export const CheckoutResponse = z.object({ checkout_url: z.url(), card_checkout_session_id: z.string() });
 export const ProcessingResponse = z.object({ job_id: z.uuid(), status: z.literal('processing') });
 export const UploadUrlResponse = z.object({ job_id: z.uuid(), upload_url: z.url() });

@@ -1,8 +1,22 @@
 import { z } from 'zod';
 import type { MediaKind } from './media-types.ts';
 
-/** Every job type the spec's CreateJobRequest accepts. Enum members are only ever added. */
-export const JobType = z.enum(['transcribe', 'summarize', 'find_clips', 'extract_clip', 'extract_vertical_clip', 'publish_video', 'clips_vertical']);
+/**
+ * Every job type: the spec's CreateJobRequest list, then two this service adds (README: "REST
+ * extensions"): `edit_from_transcript` (the spec's agent-surface edit, also over REST) and
+ * `clips_horizontal` (the 16:9 batch, MCP only in the spec). Enum members are only ever added.
+ */
+export const JobType = z.enum([
+  'transcribe',
+  'summarize',
+  'find_clips',
+  'extract_clip',
+  'extract_vertical_clip',
+  'publish_video',
+  'clips_vertical',
+  'edit_from_transcript',
+  'clips_horizontal',
+]);
 export type JobType = z.infer<typeof JobType>;
 
 /** Job status values exactly as the spec lists them. `processing` is never stored. */
@@ -73,7 +87,7 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(75, '0.45'), video: price(125, '0.95') } },
     retentionHours: 24,
-    available: false,
+    available: true,
   },
   find_clips: {
     // The spec prices find_clips for video only; audio is accepted at the same price.
@@ -101,6 +115,19 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     available: false,
   },
   clips_vertical: {
+    input: { kind: 'parent', parentTypes: ['find_clips'] },
+    pricing: { by: 'item', price: price(50, '0.20') },
+    retentionHours: 24,
+    // Created only by POST /jobs/{parent_job_id}/derivatives (coordinator/src/jobs/create-bundle.ts), never by POST /jobs.
+    available: true,
+  },
+  edit_from_transcript: {
+    input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
+    pricing: { by: 'call', price: price(100, '1.00') },
+    retentionHours: 24,
+    available: true,
+  },
+  clips_horizontal: {
     input: { kind: 'parent', parentTypes: ['find_clips'] },
     pricing: { by: 'item', price: price(50, '0.20') },
     retentionHours: 24,

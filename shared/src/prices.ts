@@ -7,7 +7,7 @@ const media = (t: 'transcribe' | 'summarize' | 'find_clips') => {
   if (p.by !== 'media') throw new Error(`${t} is not priced by media`);
   return p.prices as Record<'audio' | 'video', Price>;
 };
-const flat = (t: 'extract_clip' | 'extract_vertical_clip' | 'publish_video' | 'clips_vertical'): Price => {
+const flat = (t: 'extract_clip' | 'extract_vertical_clip' | 'publish_video' | 'clips_vertical' | 'clips_horizontal' | 'edit_from_transcript'): Price => {
   const p = JOB_TYPES[t].pricing;
   if (p.by === 'media') throw new Error(`${t} is priced by media`);
   return p.price;
@@ -26,8 +26,8 @@ export const PRICES = {
   extract_vertical_clip: flat('extract_vertical_clip'),
   clips_vertical: flat('clips_vertical'),
   publish_video: flat('publish_video'),
-  clips_horizontal: { cardCents: 50, chainUnits: usdcUnits('0.20') },
-  edit_from_transcript: { cardCents: 100, chainUnits: usdcUnits('1.00') },
+  clips_horizontal: flat('clips_horizontal'),
+  edit_from_transcript: flat('edit_from_transcript'),
   clips_bundle_hold: { cardCents: 450, chainUnits: null },
   smoke_test: { cardCents: 1, chainUnits: usdcUnits('0.01') },
 } as const satisfies Record<string, Price | Record<'audio' | 'video', Price>>;

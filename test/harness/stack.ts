@@ -54,7 +54,16 @@ export interface StackOptions {
   sweepMs?: number;
   /** Extra coordinator settings (they win over the stack's). */
   env?: Record<string, string>;
+  /**
+   * Extra render-agent settings (they win over AGENT_ENV). By default the stack's agents write no
+   * text with the local model (extractive texts only): a model request takes 10-40 s on two cores,
+   * and only the flows that test the model (find-clips-flow, summarize-flow) pay for it.
+   */
+  agentEnv?: Record<string, string>;
 }
+
+/** The stack's agents: quiet logs, and no local text-model requests unless a test asks (agentEnv). */
+const AGENT_ENV = { LOG_LEVEL: 'warn', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' };
 
 /**
  * The whole system on real parts: Postgres, nats-server with JetStream, MinIO, the coordinator
@@ -106,7 +115,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
   const agents: AgentChild[] = [];
   const startAgent = (id: string) => {
-    const a = startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url, agentToken, env: { LOG_LEVEL: 'warn' } });
+    const a = startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url, agentToken, env: { ...AGENT_ENV, ...opts.agentEnv } });
     agents.push(a);
     return a;
   };

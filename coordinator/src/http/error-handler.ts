@@ -29,7 +29,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isAppError(err)) {
       // The taxonomy says whether repeating the same call may work (the payment network was down, …).
       if (ERRORS[err.code].retryable) reply.header('retry-after', '5');
-      return reply.status(err.status).send({ error: restErrorMessage(err) });
+      return reply.status(err.status).send({ error: restErrorMessage(err), ...(err.problems && { problems: err.problems }) });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const where = err.validationContext ?? 'request';

@@ -4,6 +4,7 @@ import type { CreateJobRequest } from '@cutroom/shared/api';
 import type { FailureCode } from '@cutroom/shared/failures';
 import type { ActiveStatus, JobType, JobTypeFacts, Price } from '@cutroom/shared/job-types';
 import type { MediaKind } from '@cutroom/shared/media-types';
+import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import type { CoordinatorConfig } from '../config.ts';
 import type { JobPatch, JobRow } from '../db/schema.ts';
 import type { ParentMedia } from '../jobs/parent-source.ts';
@@ -42,6 +43,11 @@ export interface ParentView {
   job: JobRow;
   media: ParentMedia;
   roles: readonly string[];
+  /**
+   * The parent's transcript v2, read from storage only for types with `needsParentTranscript`
+   * (undefined for the others); null when the parent no longer has one.
+   */
+  transcript?: TranscriptV2 | null;
 }
 
 /** What an assignment reads besides its own job: the source, and for derivatives the parent's transcript. */
@@ -81,6 +87,12 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
    * (already checked: the caller's, completed, source held, not expired, an allowed type), else null.
    */
   prepare(req: CreateJobRequest, parent: ParentView | null): PreparedJob;
+  /**
+   * prepare() checks the request against the parent's transcript (edit_from_transcript: the edit
+   * must be the parent's words), so creation reads it from storage into `ParentView.transcript`
+   * first: a refused request costs nothing because nothing is paid before prepare() accepts it.
+   */
+  needsParentTranscript?: boolean;
   /** Said instead of the generic "does not apply" when a caller sends one of these fields (what to send instead). */
   fieldHints?: Readonly<Record<string, string>>;
   /** The JetStream work kind whose consumers serve it. */

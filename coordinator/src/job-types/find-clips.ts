@@ -1,10 +1,9 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
 import { ClipsV1 } from '@cutroom/shared/clips/clips-v1';
-import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
-import { AUDIO_CONTENT_TYPES, mediaKindOf, normalizeContentType, VIDEO_CONTENT_TYPES } from '@cutroom/shared/media-types';
-import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
+import { languageOf, prepareUpload, TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './upload-common.ts';
 
 const FindClipsRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, query: true, thread_id: true, title: true });
 
@@ -23,43 +22,21 @@ export const findClipsJob: JobTypeDefinition<'find_clips'> = {
       'find_clips takes an upload (filename, content_type) and optionally a query; cut its candidates afterwards with extract_clip naming it as source_job_id',
     source_job_id: 'find_clips takes an upload (filename, content_type); to cut from an existing job use extract_clip or extract_vertical_clip',
   },
-  prepare(req, _parent) {
-    if (!req.filename) throw new AppError('invalid_request', 'filename is required for job_type find_clips');
-    if (!req.content_type) throw new AppError('invalid_request', 'content_type is required for job_type find_clips');
-    const media = mediaKindOf(req.content_type);
-    if (!media) {
-      throw new AppError(
-        'unsupported_media',
-        `content_type ${req.content_type} is not accepted; audio: ${AUDIO_CONTENT_TYPES.join(', ')}; video: ${VIDEO_CONTENT_TYPES.join(', ')}`,
-      );
-    }
+  prepare(req) {
+    const prepared = prepareUpload('find_clips', req, {});
     const query = req.query?.trim() ? req.query.trim() : null;
     if (req.query !== undefined && query === null)
       throw new AppError('invalid_request', 'query is blank: send 1-500 characters, or leave it out for the best moments');
-    return {
-      originalFilename: req.filename,
-      contentType: normalizeContentType(req.content_type),
-      mediaKind: media,
-      price: priceOf('find_clips', media)!,
-      params: { language: req.language ?? null, query, title: req.title ?? null, thread_id: req.thread_id ?? null },
-    };
+    return { ...prepared, params: { ...prepared.params, query } };
   },
   workKind: 'understand',
   capabilities: ['ffmpeg', 'whisper', 'embeddings'],
   stages: ['extracting_audio', 'transcribing', 'analyzing'],
-  files: {
-    transcript_srt: { contentType: 'application/x-subrip' },
-    transcript_words: { contentType: 'application/json', schema: TranscriptV2 },
-    clips: { contentType: 'application/json', schema: ClipsV1 },
-  },
-  roles: [
-    { role: 'transcript', file: 'transcript_srt', meta: { words_key: 'transcript_words' } },
-    { role: 'clips', file: 'clips' },
-  ],
+  files: { ...TRANSCRIPT_FILES, clips: { contentType: 'application/json', schema: ClipsV1 } },
+  roles: [TRANSCRIPT_ROLE, { role: 'clips', file: 'clips' }],
   buildAssignment(base, job, { source }, config) {
-    const language = typeof job.params['language'] === 'string' ? job.params['language'] : null;
     const query = typeof job.params['query'] === 'string' ? job.params['query'] : null;
-    return { ...base, job_type: 'find_clips', source, params: { language, model: config.WHISPER_MODEL, query } };
+    return { ...base, job_type: 'find_clips', source, params: { language: languageOf(job), model: config.WHISPER_MODEL, query } };
   },
   // Priced the same for audio and video: nothing to refuse in the probe.
   checkMedia: () => null,

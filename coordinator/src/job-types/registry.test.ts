@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WORK_KINDS } from '@cutroom/proto';
 import { CreateJobRequest } from '@cutroom/shared/api';
+import { isBundleJobType } from '@cutroom/shared/bundles';
 import { JobType, JOB_TYPES } from '@cutroom/shared/job-types';
 import { canTransition } from '../jobs/transitions.ts';
 import { JOB_TYPE_DEFINITIONS, definitionFor } from './registry.ts';
@@ -8,8 +9,8 @@ import { JOB_TYPE_DEFINITIONS, definitionFor } from './registry.ts';
 const defs = Object.values(JOB_TYPE_DEFINITIONS);
 
 describe('job-type registry', () => {
-  it('defines exactly the job types shared marks available, each under its own name', () => {
-    const available = JobType.options.filter((t) => JOB_TYPES[t].available);
+  it('defines exactly the job types shared marks available (bundles aside: their children run), each under its own name', () => {
+    const available = JobType.options.filter((t) => JOB_TYPES[t].available && !isBundleJobType(t));
     expect(Object.keys(JOB_TYPE_DEFINITIONS).sort()).toEqual([...available].sort());
     for (const [name, def] of Object.entries(JOB_TYPE_DEFINITIONS)) {
       expect(def.type).toBe(name);
@@ -19,6 +20,11 @@ describe('job-type registry', () => {
 
   it('refuses a type that is not built yet with the list of those that are', () => {
     expect(() => definitionFor('publish_video')).toThrow(/publish_video is not available yet; this service currently runs: transcribe/);
+  });
+
+  it('sends a bundle type to the derivatives call instead of defining it', () => {
+    expect(() => definitionFor('clips_vertical')).toThrow(/POST \/jobs\/\{parent_job_id\}\/derivatives/);
+    expect(() => definitionFor('clips_horizontal')).toThrow(/offered through the MCP tool/);
   });
 
   it('walks each type’s stages through the transition table: queue, forward, requeue, complete, fail', () => {

@@ -1,21 +1,28 @@
 import type { WorkKind } from '@cutroom/proto';
+import { isBundleJobType } from '@cutroom/shared/bundles';
 import { availableJobTypes, type JobType, JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
+import { editFromTranscript } from './edit-from-transcript.ts';
 import { extractClip } from './extract-clip.ts';
 import { extractVerticalClip } from './extract-vertical-clip.ts';
 import { findClipsJob } from './find-clips.ts';
+import { summarizeJob } from './summarize.ts';
 import { transcribe } from './transcribe.ts';
 
 /**
- * Every job type this build runs, one definition each. A type listed here must be `available`
- * in shared's JOB_TYPES and vice versa (registry.test.ts checks both ways).
+ * Every job type this build runs on agents, one definition each. A type listed here must be
+ * `available` in shared's JOB_TYPES and vice versa (registry.test.ts checks both ways), except the
+ * clip bundles (clips_vertical, clips_horizontal): they run no agent work of their own, their
+ * children are extract_vertical_clip / extract_clip jobs (jobs/create-bundle.ts).
  */
 export const JOB_TYPE_DEFINITIONS: Readonly<Partial<Record<JobType, JobTypeDefinition>>> = {
   transcribe: register(transcribe),
   extract_clip: register(extractClip),
   extract_vertical_clip: register(extractVerticalClip),
   find_clips: register(findClipsJob),
+  summarize: register(summarizeJob),
+  edit_from_transcript: register(editFromTranscript),
 };
 
 /**
@@ -28,6 +35,7 @@ function register<T extends JobType>(def: JobTypeDefinition<T>): JobTypeDefiniti
 
 /** The definition of a type a caller asked for: 400 naming the ones available when it is not built yet. */
 export function definitionFor(type: JobType): JobTypeDefinition {
+  if (isBundleJobType(type)) throw bundleRefusal(type);
   const def = JOB_TYPE_DEFINITIONS[type];
   if (!def || !JOB_TYPES[type].available) {
     throw new AppError('not_implemented_job_type', `job_type ${type} is not available yet; this service currently runs: ${availableJobTypes().join(', ')}`);
@@ -37,9 +45,20 @@ export function definitionFor(type: JobType): JobTypeDefinition {
 
 /** The definition of a stored job's type. A stored job of an unknown type is a programming error. */
 export function definitionOf(type: string): JobTypeDefinition {
+  if (isBundleJobType(type)) throw bundleRefusal(type);
   const def = JOB_TYPE_DEFINITIONS[type as JobType];
   if (!def) throw new Error(`no job type definition for ${type}`);
   return def;
 }
 
 export const workKindOf = (type: string): WorkKind => definitionOf(type).workKind;
+
+/** A bundle is no job an agent runs: created by the derivatives call, paid by its checkout, started when paid. */
+function bundleRefusal(type: 'clips_vertical' | 'clips_horizontal'): AppError {
+  return new AppError(
+    'wrong_endpoint',
+    type === 'clips_vertical'
+      ? 'clips_vertical is a clip bundle: create it from a find_clips job with POST /jobs/{parent_job_id}/derivatives (job_type, clips); it is paid by its hosted card checkout and its clips start by themselves'
+      : 'clips_horizontal is a clip bundle offered through the MCP tool; over REST, cut 16:9 clips with extract_clip',
+  );
+}

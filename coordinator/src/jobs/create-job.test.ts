@@ -42,8 +42,8 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.pdf', content_type: 'application/pdf' })).rejects.toMatchObject({
       code: 'unsupported_media',
     });
-    await expect(createJobCall(ctx, c, { job_type: 'summarize', filename: 'a.mp3', content_type: 'audio/mpeg' })).rejects.toThrow(
-      /summarize is not available yet; this service currently runs: transcribe/,
+    await expect(createJobCall(ctx, c, { job_type: 'publish_video', filename: 'a.mp4', content_type: 'video/mp4' })).rejects.toThrow(
+      /publish_video is not available yet; this service currently runs: transcribe/,
     );
   });
 

@@ -16,7 +16,7 @@ import { newSessionRow } from '../sessions/session-service.ts';
 import { reloadJob } from './job-access.ts';
 import { markJobPaid } from './mark-paid.ts';
 import { OPEN_JOB_TTL_MS } from './open-job-expiry.ts';
-import { parentMediaOf, usableParent } from './parent-source.ts';
+import { parentMediaOf, parentTranscriptOf, usableParent } from './parent-source.ts';
 import { transitionJob } from './transition-job.ts';
 
 /** Who creates the job: a session, or (billing on, no session) the payment credential itself. */
@@ -44,7 +44,10 @@ function refuseForeignFields(def: JobTypeDefinition, req: CreateJobRequest): voi
 async function parentViewOf(ctx: Ctx, def: JobTypeDefinition, sessionId: string, parentId: string): Promise<ParentView> {
   const job = await usableParent(ctx, def.type, def.facts, sessionId, parentId);
   const roles = await ctx.db.select({ role: jobOutputs.role }).from(jobOutputs).where(eq(jobOutputs.jobId, job.id));
-  return { job, media: parentMediaOf(job), roles: roles.map((r) => r.role) };
+  const view: ParentView = { job, media: parentMediaOf(job), roles: roles.map((r) => r.role) };
+  // Read before prepare(), which is synchronous: the request is checked against the words before anything is paid.
+  if (def.needsParentTranscript) view.transcript = await parentTranscriptOf(ctx, job.id);
+  return view;
 }
 
 /**
@@ -173,7 +176,7 @@ export const missingSession = (): AppError =>
  * A new job's row from its prepared fields: pending and unpaid, expiring after OPEN_JOB_TTL_MS
  * when it is never paid, uploaded or processed (open-job-expiry.ts; a paid one is refunded then).
  */
-function newJobRow(id: string, jobType: CreateJobRequest['job_type'], prepared: PreparedJob, now: Date) {
+export function newJobRow(id: string, jobType: CreateJobRequest['job_type'], prepared: PreparedJob, now: Date) {
   return {
     id,
     jobType,
@@ -191,7 +194,7 @@ function newJobRow(id: string, jobType: CreateJobRequest['job_type'], prepared: 
   };
 }
 
-async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
+export async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
   await tx.insert(jobs).values(values);
   await tx.insert(jobEvents).values({ jobId: values.id, fromStatus: null, toStatus: 'pending', reason: 'created', createdAt: now });
 }

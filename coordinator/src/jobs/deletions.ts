@@ -56,6 +56,16 @@ export async function deleteOutput(ctx: Ctx, sessionId: string, jobId: string, r
     .limit(1);
   if (!out) throw new AppError('not_found', `job ${job.id} has no output ${role}`);
   refuseWhileRunning(job);
+  // A running derivative re-times (extract_clip) or cuts by (edit_from_transcript) these words at its claim.
+  if (role === 'transcript') {
+    const cutting = await activeDerivatives(ctx.db, job.id);
+    if (cutting.length) {
+      throw new AppError(
+        'conflict',
+        `derivative job${cutting.length > 1 ? 's' : ''} ${cutting.join(', ')} ${cutting.length > 1 ? 'are' : 'is'} still cutting with this transcript; delete it after they complete`,
+      );
+    }
+  }
   for (const key of [out.storageKey, ...Object.values(out.meta)]) if (key) await ctx.blobs.delete(key);
   await ctx.db.delete(jobOutputs).where(eq(jobOutputs.id, out.id));
   await markDeletedWhenEmpty(ctx, job.id);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeAttempt, failAttempt } from '../agents/attempts.ts';
 import { claimJob } from '../agents/claim.ts';
 import { jobOutputs, jobs, outbox } from '../db/schema.ts';
-import { createJobCall, createSessionCall, deleteSourceCall, getJobCall, processCall } from '../service/index.ts';
+import { createJobCall, createSessionCall, deleteOutputCall, deleteSourceCall, getJobCall, processCall } from '../service/index.ts';
 import { sweepOnce } from '../sweeper/sweeper.ts';
 import { addAgent, createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
 
@@ -241,6 +241,11 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
     await expect(deleteSourceCall(ctx, c, parent)).rejects.toMatchObject({
       code: 'conflict',
       message: expect.stringMatching(/still cutting from this source/),
+    });
+    // The transcript too: the derivative re-times it at its claim.
+    await expect(deleteOutputCall(ctx, c, parent, 'transcript')).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/still cutting with this transcript/),
     });
     ctx.clock.advance(25 * 3600_000);
     await sweepOnce(ctx);

@@ -1,7 +1,8 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Job, JobOutput } from '@cutroom/shared/api';
+import { isBundleJobType, type BundleChildSummary, type BundleChildView } from '@cutroom/shared/bundles';
 import type { Ctx } from '../context.ts';
-import { jobOutputs } from '../db/schema.ts';
+import { jobOutputs, jobs } from '../db/schema.ts';
 import type { JobRow } from './job-access.ts';
 
 type OutputRow = typeof jobOutputs.$inferSelect;
@@ -21,7 +22,7 @@ export function attachmentName(job: JobRow, role: string, contentType: string | 
   return `${base}.${role}.${ext}`;
 }
 
-async function toOutput(ctx: Ctx, job: JobRow, o: OutputRow): Promise<JobOutput> {
+async function toOutput(ctx: Ctx, job: JobRow, o: OutputRow, role = o.role): Promise<JobOutput> {
   const ttl = ctx.config.PRESIGN_TTL_SECONDS;
   const ct = o.contentType ?? undefined;
   const [download_url, attachment_url] = o.storageKey
@@ -33,7 +34,7 @@ async function toOutput(ctx: Ctx, job: JobRow, o: OutputRow): Promise<JobOutput>
   return {
     output_id: o.id,
     job_id: o.jobId,
-    role: o.role,
+    role,
     storage_key: o.storageKey,
     external_url: o.externalUrl,
     content_type: o.contentType,
@@ -48,9 +49,38 @@ const encoderOf = (job: JobRow): 'libx264' | 'h264_nvenc' | null => {
   return e === 'libx264' || e === 'h264_nvenc' ? e : null;
 };
 
-/** The spec's Job resource, with fresh presigned URLs on every output. */
-export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
-  const outputs = job.status === 'deleted' ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
+/**
+ * A clip bundle's children, in the order of its `clips`, and their outputs as the bundle's own:
+ * each child output appears with its role suffixed by the clip's position (`clip_1`,
+ * `subjects_1`, …) and `job_id` naming the child, so one poll of the bundle gives every file.
+ */
+async function bundleParts(ctx: Ctx, job: JobRow): Promise<{ children: BundleChildView[]; outputs: JobOutput[] }> {
+  const clips = (job.params['clips'] ?? []) as BundleChildSummary[];
+  const ids = clips.map((c) => c.job_id);
+  if (!ids.length) return { children: [], outputs: [] };
+  const rows = await ctx.db.select().from(jobs).where(inArray(jobs.id, ids));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const children = clips.flatMap((c): BundleChildView[] => {
+    const r = byId.get(c.job_id);
+    return r ? [{ ...c, status: r.status, payment_status: r.paymentStatus, error_message: r.errorMessage }] : [];
+  });
+  if (job.status === 'deleted') return { children, outputs: [] };
+  const live = rows.filter((r) => r.status !== 'deleted').map((r) => r.id);
+  const outs = live.length ? await ctx.db.select().from(jobOutputs).where(inArray(jobOutputs.jobId, live)) : [];
+  const indexOf = new Map(clips.map((c) => [c.job_id, c.index]));
+  outs.sort((a, b) => indexOf.get(a.jobId)! - indexOf.get(b.jobId)! || a.role.localeCompare(b.role));
+  const outputs = await Promise.all(outs.map((o) => toOutput(ctx, byId.get(o.jobId)!, o, `${o.role}_${indexOf.get(o.jobId)}`)));
+  return { children, outputs };
+}
+
+/**
+ * The spec's Job resource, with fresh presigned URLs on every output. A clip bundle adds
+ * `children` (shared/src/api.ts Job) and shows its children's outputs.
+ */
+export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { children?: BundleChildView[] }> {
+  const bundle = isBundleJobType(job.jobType) ? await bundleParts(ctx, job) : null;
+  const outputs =
+    job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
   return {
     job_id: job.id,
     session_id: job.sessionId,
@@ -68,8 +98,9 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job> {
     source_job_id: job.sourceJobId,
     bundle_job_id: job.bundleJobId,
     expires_at: iso(job.expiresAt),
-    outputs: await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
+    outputs: bundle ? bundle.outputs : await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
     progress: job.progress ?? null,
     ...(encoderOf(job) && { encoder: encoderOf(job)! }),
+    ...(bundle && { children: bundle.children }),
   };
 }

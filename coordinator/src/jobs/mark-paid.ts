@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { isBundleJobType } from '@cutroom/shared/bundles';
 import type { Tx } from '../db/database.ts';
 import { jobs, type JobPatch } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
@@ -11,13 +12,14 @@ import { transitionJob } from './transition-job.ts';
  * Records a payment inside the transaction that books the charge (payments call back into jobs
  * only through the `onSettled` they are handed, never directly): an upload job moves pending →
  * uploading; a no-upload derivative starts at once (pending → its first stage + a wake-up), since
- * paying is what /process is for. Returns false when the job was no longer pending (the caller
- * must then refund).
+ * paying is what /process is for; a clip bundle starts its children (startBundle). Returns false
+ * when the job was no longer pending (the caller must then refund).
  */
 export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<boolean> {
   const patch: JobPatch = { paymentStatus: 'paid', paymentRail: s.rail, paymentReference: s.reference, payer: s.payer, amountPaidCents: settlementCents(s) };
   const [job] = await tx.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job) return false;
+  if (isBundleJobType(job.jobType)) return (await startBundle(tx, jobId, now, `paid (${s.method})`, patch)) !== null;
   const def = definitionOf(job.jobType);
   if (def.facts.input.kind === 'parent') return (await startDerivative(tx, jobId, job.jobType, now, `paid (${s.method}) and started`, patch)) !== null;
   const row = await transitionJob(tx, { jobId, from: 'pending', to: 'uploading', reason: `paid (${s.method})`, now, patch });
@@ -31,5 +33,25 @@ export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Dat
 export async function startDerivative(tx: Tx, jobId: string, jobType: string, now: Date, reason: string, patch: JobPatch = {}) {
   const row = await transitionJob(tx, { jobId, from: 'pending', to: definitionOf(jobType).stages[0], reason, now, patch: { ...patch, expiresAt: null } });
   if (row) await enqueueWakeup(tx, jobId, jobType, now);
+  return row;
+}
+
+/**
+ * A paid clip bundle: the bundle moves pending → `analyzing` (it has no agent work of its own and
+ * stays there until its last child ends: bundle-status.ts) and each of its pending children
+ * starts as a derivative (its own wake-up). Children keep payment_status `paid_by_parent`.
+ */
+export async function startBundle(tx: Tx, bundleId: string, now: Date, reason: string, patch: JobPatch = {}) {
+  const [bundle] = await tx.select({ params: jobs.params }).from(jobs).where(eq(jobs.id, bundleId)).limit(1);
+  const children = await tx
+    .select({ id: jobs.id, jobType: jobs.jobType })
+    .from(jobs)
+    .where(and(eq(jobs.bundleJobId, bundleId), eq(jobs.status, 'pending')))
+    .orderBy(jobs.createdAt, jobs.id);
+  // A child that expired unpaid cannot run: a payment arriving after that is paid back whole (the caller refunds on null).
+  if (!bundle || children.length !== bundle.params['quantity']) return null;
+  const row = await transitionJob(tx, { jobId: bundleId, from: 'pending', to: 'analyzing', reason, now, patch: { ...patch, expiresAt: null } });
+  if (!row) return null;
+  for (const c of children) await startDerivative(tx, c.id, c.jobType, now, `started: bundle ${bundleId} paid`);
   return row;
 }

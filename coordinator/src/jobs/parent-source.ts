@@ -1,9 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { JobTypeFacts } from '@cutroom/shared/job-types';
+import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import type { Ctx } from '../context.ts';
 import type { DbOrTx } from '../db/database.ts';
-import { jobs, type JobRow } from '../db/schema.ts';
+import { jobOutputs, jobs, type JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
+import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { ACTIVE_STATUSES } from './transitions.ts';
 
 /** What a completed parent's probe recorded (jobs.media), as far as derivatives read it. */
@@ -62,6 +64,42 @@ export async function usableParent(ctx: Ctx, childType: string, facts: JobTypeFa
     );
   }
   return parent;
+}
+
+/** Storage key of a parent's transcript v2 (the `transcript` role's words file), or null when that output is gone. */
+export async function parentWordsKey(db: DbOrTx, parentId: string): Promise<string | null> {
+  const [out] = await db
+    .select({ meta: jobOutputs.meta })
+    .from(jobOutputs)
+    .where(and(eq(jobOutputs.jobId, parentId), eq(jobOutputs.role, 'transcript')))
+    .limit(1);
+  return out?.meta['words_key'] ?? null;
+}
+
+/**
+ * A parent's transcript v2 as stored (validated when its job completed), or null when its
+ * transcript output was deleted. For derivatives whose request is checked against the words.
+ */
+export async function parentTranscriptOf(ctx: Ctx, parentId: string): Promise<TranscriptV2 | null> {
+  const key = await parentWordsKey(ctx.db, parentId);
+  if (!key) return null;
+  // An output row whose object is already gone (being deleted) is no transcript either.
+  const bytes = await ctx.blobs.getBytes(key).catch((err: unknown) => {
+    if (err instanceof BlobNotFoundError) return null;
+    throw err;
+  });
+  return bytes && TranscriptV2.parse(JSON.parse(bytes.toString('utf8')));
+}
+
+/**
+ * For types that work from the parent's transcript (needsParentTranscript): refused while the
+ * parent has none, at creation (before prepare) and again at /process before any payment.
+ */
+export function parentTranscriptGone(childType: string, parentId: string): AppError {
+  return new AppError(
+    'conflict',
+    `source_job_id ${parentId} no longer has its transcript output (it was deleted); ${childType} works from the parent's transcript: transcribe the recording again in a new job`,
+  );
 }
 
 /** Derivatives of `parentId` that are queued or running: while one exists the parent's source must stay. */

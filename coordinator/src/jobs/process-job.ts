@@ -6,7 +6,7 @@ import { AppError } from '../lib/app-error.ts';
 import type { PaymentInput } from '../payments/gate.ts';
 import { reloadJob } from './job-access.ts';
 import { startDerivative } from './mark-paid.ts';
-import { usableParent } from './parent-source.ts';
+import { parentTranscriptGone, parentWordsKey, usableParent } from './parent-source.ts';
 import { payIfDue } from './pay-job.ts';
 import { isActive } from './transitions.ts';
 
@@ -20,8 +20,9 @@ export function requireDerivativeJob(job: JobRow): void {
 
 /**
  * Pays for and starts a no-upload derivative in one call. Its parent is checked again first
- * (still the caller's, completed, source held, not expired), so a parent that expired since the
- * job was created costs nothing: 410 before any 402. Billing on and unpaid: the payment gate
+ * (still the caller's, completed, source held, not expired; for types that work from its
+ * transcript, still holding that), so a parent that expired since the job was created costs
+ * nothing: 410 before any 402. Billing on and unpaid: the payment gate
  * answers 402 without a credential; with one it settles and starts the job in the same
  * transaction (mark-paid.ts). Billing off (created paid): just starts. Repeating the call on a
  * queued or running job answers `processing` again.
@@ -39,6 +40,7 @@ export async function processJob(
   const def = definitionOf(job.jobType);
   if (!job.sourceJobId || !job.sessionId) throw new Error(`derivative ${job.id} has no parent or session`);
   await usableParent(ctx, job.jobType, def.facts, job.sessionId, job.sourceJobId);
+  if (def.needsParentTranscript && !(await parentWordsKey(ctx.db, job.sourceJobId))) throw parentTranscriptGone(job.jobType, job.sourceJobId);
 
   const paid = await payIfDue(ctx, job, payment);
   let current = paid.job;

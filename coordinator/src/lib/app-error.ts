@@ -1,4 +1,5 @@
 import { ERRORS, type ErrorCode } from '@cutroom/shared/failures';
+import type { EditProblem } from '@cutroom/shared/transcript/edit-format';
 
 export type { ErrorCode };
 
@@ -15,11 +16,14 @@ export type NextCall = 'create_session' | 'upload_url' | 'complete_upload' | 'pr
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly next: { call: NextCall; jobId?: string } | undefined;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; next?: { call: NextCall; jobId?: string } }) {
+  /** The lines of a refused edit (edit_from_transcript), each with why: transports show them all, beside the message. */
+  readonly problems: readonly EditProblem[] | undefined;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; next?: { call: NextCall; jobId?: string }; problems?: readonly EditProblem[] }) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.next = options?.next;
+    this.problems = options?.problems;
   }
   get status(): number {
     return ERRORS[this.code].status;

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import { checkoutSessions, sessions } from '../db/schema.ts';
 import type { JobRow } from '../db/schema.ts';
@@ -26,6 +27,19 @@ export function depositInfo(ctx: Ctx, chainUnits: bigint | null) {
 }
 
 /**
+ * The checkout line of a job: one unit at its price, or for a batch priced per item (a clip
+ * bundle) `quantity` units at the item price, so the payer sees "N × clip" and the processor's
+ * total is the job's price.
+ */
+export function checkoutLineOf(job: Pick<JobRow, 'jobType' | 'priceCents' | 'params'>): { unitCents: number; quantity: number } {
+  const quantity = job.params['quantity'];
+  if (JOB_TYPES[job.jobType as JobType].pricing.by !== 'item' || typeof quantity !== 'number' || quantity < 1 || job.priceCents % quantity !== 0) {
+    return { unitCents: job.priceCents, quantity: 1 };
+  }
+  return { unitCents: job.priceCents / quantity, quantity };
+}
+
+/**
  * Gets or creates the hosted card checkout of a job (one per job, idempotent at the processor
  * by job id). Null when the card rail is not configured.
  */
@@ -34,10 +48,12 @@ export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_
   if (!card) return null;
   const [existing] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.jobId, job.id)).limit(1);
   if (existing) return { checkout_url: existing.url, card_checkout_session_id: existing.id };
+  const line = checkoutLineOf(job);
   const created = await card.createCheckout({
     jobId: job.id,
-    amountCents: job.priceCents,
-    description: jobCharge(job).description,
+    amountCents: line.unitCents,
+    quantity: line.quantity,
+    description: line.quantity > 1 ? `cutroom ${job.jobType}: ${line.quantity} clips (bundle ${job.id})` : jobCharge(job).description,
     idempotencyKey: `checkout:${job.id}`,
   });
   const now = ctx.clock.now();

@@ -87,6 +87,34 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
   });
 }
 
+/**
+ * In the transaction that fails a bundle's child: queue the refund of that child's share of the
+ * bundle's charge (charge × child price / bundle price: one clip's price), not the whole bundle.
+ * One refund per child, ever (keyed by the child id, booked under it); the refunder sends it as a
+ * partial refund of the bundle's payment.
+ */
+export async function queueShareRefund(tx: Tx, child: { id: string; bundleJobId: string; priceCents: number }, now: Date): Promise<LedgerRow | null> {
+  const charge = await findCharge(tx, child.bundleJobId);
+  if (!charge || charge.amount === 0n) return null;
+  const [bundle] = await tx.select({ priceCents: jobs.priceCents }).from(jobs).where(eq(jobs.id, child.bundleJobId)).limit(1);
+  if (!bundle || bundle.priceCents <= 0) return null;
+  const share = (charge.amount * BigInt(child.priceCents)) / BigInt(bundle.priceCents);
+  if (share <= 0n) return null;
+  return recordMovement(tx, {
+    jobId: child.id,
+    rail: charge.rail as Rail,
+    kind: 'refund',
+    amount: share,
+    currency: charge.currency,
+    state: 'pending',
+    payer: charge.payer,
+    reference: null,
+    chargeReference: charge.reference,
+    idempotencyKey: refundKey(child.id),
+    now,
+  });
+}
+
 /** A second payment for an already-paid job goes back to its payer. */
 export async function queueDuplicateRefund(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<void> {
   await queueSettlementRefund(tx, jobId, s, now, 'duplicate');

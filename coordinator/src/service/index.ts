@@ -6,6 +6,7 @@
  */
 export type { Credentials } from './credentials.ts';
 export type { Served } from './job-calls.ts';
+export { createBundleCall } from './bundle-calls.ts';
 export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
 export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';
 export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';

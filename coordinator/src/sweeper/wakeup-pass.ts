@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, isNull, lt, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, notExists, notInArray, sql } from 'drizzle-orm';
+import { BUNDLE_JOB_TYPES } from '@cutroom/shared/bundles';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { jobs, outbox } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
@@ -20,7 +21,13 @@ export function wakeupPass(policy: SweepPolicy): SweepPass {
     async run(ctx, now) {
       const result = { republished: 0, failed: 0, errors: 0 };
       const cutoff = addMs(now, -policy.republishAfterMs);
-      const queued = and(inArray(jobs.status, [...ACTIVE_STATUSES]), isNull(jobs.currentAttemptId), lt(jobs.updatedAt, cutoff));
+      // A clip bundle is `analyzing` while its children run, but no agent ever claims it: its children get the wake-ups.
+      const queued = and(
+        inArray(jobs.status, [...ACTIVE_STATUSES]),
+        isNull(jobs.currentAttemptId),
+        lt(jobs.updatedAt, cutoff),
+        notInArray(jobs.jobType, [...BUNDLE_JOB_TYPES]),
+      );
       const unrelayed = ctx.db
         .select({ one: sql`1` })
         .from(outbox)

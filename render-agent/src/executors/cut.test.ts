@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCutArgs, buildCutFilter, cutFailureContext, cutSeconds, snapSegments } from './cut.ts';
+import { buildCutArgs, buildCutFilter, buildJoinArgs, concatList, cutFailureContext, cutSeconds, snapSegments } from './cut.ts';
 import { classifyPassFailure } from './ffmpeg-pass.ts';
 
 const NTSC = 30000 / 1001;
@@ -147,6 +147,59 @@ describe('buildCutArgs', () => {
     expect(silent[silent.indexOf('-c:v') + 1]).toBe('h264_nvenc');
     expect(silent).not.toContain('[a]');
     expect(silent).not.toContain('-c:a');
+  });
+});
+
+describe('a cut in parts (more segments than one pass opens)', () => {
+  const segments = snapSegments(
+    [
+      { start: 0, end: 1 },
+      { start: 4, end: 5 },
+    ],
+    25,
+  );
+
+  it('fades a part at the joins with the parts before and after it', () => {
+    const graph = buildCutFilter(segments, 25, true, { before: true, after: true });
+    expect(graph).toContain('[0:a:0]atrim=start=0.000000:end=1.000000,asetpts=PTS-STARTPTS,afade=t=in:st=0:d=0.015000,afade=t=out:st=0.985000:d=0.015000[a0]');
+    expect(graph).toContain('afade=t=in:st=0:d=0.015000,afade=t=out:st=0.985000:d=0.015000[a1]');
+    expect(buildCutFilter(segments, 25, true, { before: false, after: true })).not.toContain('[a0]afade=t=in');
+  });
+
+  it('writes a part as the same video encode with PCM audio in a .mov', () => {
+    const args = buildCutArgs({
+      input: 'in',
+      output: '/w/clip-part-0.mov',
+      segments,
+      fps: 25,
+      fpsRational: '25/1',
+      hasAudio: true,
+      encoder: 'libx264',
+      part: { before: false, after: true },
+    });
+    expect(args[args.indexOf('-c:v') + 1]).toBe('libx264');
+    expect(args[args.indexOf('-crf') + 1]).toBe('18');
+    expect(args.slice(args.indexOf('-c:a'), args.indexOf('-c:a') + 6)).toEqual(['-c:a', 'pcm_s16le', '-ar', '48000', '-ac', '2']);
+    expect(args.slice(-3)).toEqual(['-f', 'mov', 'file:/w/clip-part-0.mov']);
+    expect(args).not.toContain('+faststart');
+  });
+
+  it('joins the parts by copying the video and encoding the audio once, opening only the concat list and .mov parts', () => {
+    const args = buildJoinArgs({ list: '/w/clip-parts.txt', output: '/w/clip.mp4', hasAudio: true });
+    expect(args.slice(args.indexOf('-f'), args.indexOf('-i') + 2)).toEqual([
+      ...['-f', 'concat', '-safe', '0', '-protocol_whitelist', 'file', '-format_whitelist', 'concat,mov'],
+      ...['-i', 'file:/w/clip-parts.txt'],
+    ]);
+    expect(args[args.indexOf('-c:v') + 1]).toBe('copy');
+    expect(args[args.indexOf('-c:a') + 1]).toBe('aac');
+    expect(args.slice(-4)).toEqual(['+faststart', '-f', 'mp4', 'file:/w/clip.mp4']);
+    const silent = buildJoinArgs({ list: 'l', output: 'o', hasAudio: false });
+    expect(silent).not.toContain('0:a:0');
+    expect(silent).not.toContain('-c:a');
+  });
+
+  it('lists the parts as file: URLs, quotes escaped', () => {
+    expect(concatList(['/w/a/clip-part-0.mov', "/w/it's/clip-part-1.mov"])).toBe("file 'file:/w/a/clip-part-0.mov'\nfile 'file:/w/it'\\''s/clip-part-1.mov'\n");
   });
 });
 

@@ -3,14 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExtractClipAssignment } from '@cutroom/proto';
+import { EditFromTranscriptAssignment, ExtractClipAssignment } from '@cutroom/proto';
 import { parseSrt } from '@cutroom/shared/transcript/srt';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { h264EncoderAvailable } from '../capabilities/requirements.ts';
 import { loadAgentConfig } from '../config.ts';
 import { PipelineError } from '../errors.ts';
+import { SEGMENTS_PER_PASS } from '../executors/cut.ts';
 import { type BlobServer, createPipelineContext, cutAssignmentFields, startBlobServer } from '../testing/pipeline-harness.ts';
-import { extractClipPipeline, snapInside } from './extract-clip.ts';
+import { editFromTranscriptPipeline, extractClipPipeline, snapInside } from './extract-clip.ts';
 import type { PipelineContext } from './pipeline.ts';
 
 // The whole attempt on real ffmpeg with a small source; presigned URLs are a local HTTP server and
@@ -114,6 +115,46 @@ describe('extractClipPipeline', () => {
     expect(new Set(progress.report.mock.calls.map(([stage]) => stage))).toEqual(new Set(['analyzing']));
     expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
     expect(fractions.at(-1)).toBe(1);
+  });
+
+  it('renders an edit_from_transcript cut list the same way and completes as edit_from_transcript', async () => {
+    const { ctx, client } = context();
+    blobs.uploads.clear();
+    // An edit keeping "Again." then "Hello there": 2.4–3.6 then 0.1–1.15, on the 25 fps grid 30 + 26 frames.
+    const a = EditFromTranscriptAssignment.parse({
+      ...assignment('/video', [{ start: 0, end: 1 }], '/words'),
+      job_type: 'edit_from_transcript',
+      params: {
+        segments: [
+          { start: 2.4, end: 3.6, label: '[0002]' },
+          { start: 0.1, end: 1.15, label: '[0001]' },
+        ],
+        parent_words_url: `${blobs.base}/words?X-Amz-Signature=secret`,
+      },
+    });
+    expect(await editFromTranscriptPipeline.run(a, new AbortController().signal, ctx)).toBe('completed');
+    const done = client.complete.mock.calls[0]![0];
+    expect(done).toMatchObject({ job_type: 'edit_from_transcript', video: { duration_seconds: expect.closeTo(2.24, 2) } });
+    const words = TranscriptV2.parse(JSON.parse(blobs.uploads.get('/out/transcript_words')!.body.toString()));
+    expect(words.segments.flatMap((s) => s.words.map((w) => w.word))).toEqual(['Again.', 'Hello', 'there']);
+  });
+
+  it(`renders more segments than one ffmpeg pass opens (${SEGMENTS_PER_PASS}) in parts and joins them: every frame, one clip`, async () => {
+    const { ctx, client } = context();
+    blobs.uploads.clear();
+    // 120 segments of 2 frames each, out of order: 240 frames, 9.6 s, in three parts.
+    const segments = Array.from({ length: 120 }, (_, i) => {
+      const start = ((i * 7) % 98) / 25 + 0.001;
+      return { start, end: start + 0.08, label: null };
+    });
+    const a = EditFromTranscriptAssignment.parse({
+      ...assignment('/video', [{ start: 0, end: 1 }], '/words'),
+      job_type: 'edit_from_transcript',
+      params: { segments, parent_words_url: `${blobs.base}/words?X-Amz-Signature=secret` },
+    });
+    expect(await editFromTranscriptPipeline.run(a, new AbortController().signal, ctx)).toBe('completed');
+    expect(client.complete.mock.calls[0]![0]).toMatchObject({ video: { duration_seconds: expect.closeTo(9.6, 2) } });
+    expect(TranscriptV2.parse(JSON.parse(blobs.uploads.get('/out/transcript_words')!.body.toString())).duration).toBe(9.6);
   });
 
   it('writes only the clip when no transcript is asked for', async () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { CompleteRequest, CutSegment, ExtractClipAssignment, MediaInfo } from '@cutroom/proto';
+import type { CompleteRequest, CutSegment, EditFromTranscriptAssignment, ExtractClipAssignment, MediaInfo } from '@cutroom/proto';
 import { retimeTranscript } from '@cutroom/shared/transcript/retime';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
@@ -29,11 +29,25 @@ export const extractClipPipeline: Pipeline<'extract_clip'> = {
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractClipInto(dir, a, signal, ctx)),
 };
 
+/**
+ * edit_from_transcript: the same cut, of the segments the coordinator built from the caller's
+ * edit (up to 300, in the edited order), always with the transcript re-timed. One pipeline for
+ * both, so an edit renders exactly as the same segments sent to extract_clip would.
+ */
+export const editFromTranscriptPipeline: Pipeline<'edit_from_transcript'> = {
+  kind: 'cut',
+  missing: unmet(ffmpegRuns, h264EncoderAvailable),
+  run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractClipInto(dir, a, signal, ctx)),
+};
+
+/** The assignments the cut-and-join pipeline renders: their params are the same segments and parent transcript. */
+type CutAssignment = ExtractClipAssignment | EditFromTranscriptAssignment;
+
 const OUTPUT_NAMES = ['clip', 'transcript_srt', 'transcript_words'] as const;
 type OutputName = (typeof OUTPUT_NAMES)[number];
 const isOutputName = (name: string): name is OutputName => (OUTPUT_NAMES as readonly string[]).includes(name);
 
-async function extractClipInto(dir: string, a: ExtractClipAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
+async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const { config, progress, logger: log, clock } = ctx;
   const source = path.join(dir, 'source');
   const output = path.join(dir, 'clip.mp4');
@@ -59,13 +73,13 @@ async function extractClipInto(dir: string, a: ExtractClipAssignment, signal: Ab
   progress.report('analyzing', 0);
 
   const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
-  if (!media.has_video) throw new PipelineError('media_invalid', 'the parent has no video stream: extract_clip cuts video (use the transcript for audio)');
+  if (!media.has_video) throw new PipelineError('media_invalid', `the parent has no video stream: ${a.job_type} cuts video (use the transcript for audio)`);
   const video = await within('probe', 0, (s) => probeVideo(config.ffprobePath, source, s));
   const segments = snapInside(a.params.segments, video);
   const seconds = cutSeconds(segments, video.fps);
   log.info({ media, width: video.width, height: video.height, fps: video.fpsRational, segments: segments.length, seconds, encoder }, 'source probed');
 
-  await within('encode', seconds, (s) =>
+  await within('encode', seconds + segments.length * SEEK_SECONDS_PER_SEGMENT, (s) =>
     cutClip({
       ffmpegPath: config.ffmpegPath,
       input: source,
@@ -98,14 +112,19 @@ async function extractClipInto(dir: string, a: ExtractClipAssignment, signal: Ab
   };
   await confirmStillHolding(ctx, signal);
   const outputs = await uploadOutputs(a.outputs, sources, signal, clock);
-  return {
-    ...ctx.fence,
-    job_type: 'extract_clip',
-    media,
-    video: { duration_seconds: out.durationSeconds, width: out.width, height: out.height, fps: out.fps, encoder },
-    outputs,
-  };
+  const rendered = { duration_seconds: out.durationSeconds, width: out.width, height: out.height, fps: out.fps, encoder };
+  return a.job_type === 'extract_clip'
+    ? { ...ctx.fence, job_type: 'extract_clip', media, video: rendered, outputs }
+    : { ...ctx.fence, job_type: 'edit_from_transcript', media, video: rendered, outputs };
 }
+
+/**
+ * What the encode's time limit allows per segment on top of the output's length, in media
+ * seconds: each segment decodes from the keyframe before it, up to a whole GOP that is never
+ * shown. A 1080p source with 10 s GOPs took about 0.9 s a segment on two cores (50 one-word cuts
+ * in 54 s); 300 cuts of an edit must not run into a limit set by their few seconds of output.
+ */
+const SEEK_SECONDS_PER_SEGMENT = 1;
 
 /**
  * The segments on the source's frame grid, after checking each ends inside the video. One frame

@@ -1,20 +1,20 @@
 import type { CompleteRequest, FindClipsAssignment } from '@cutroom/proto';
 import { fasterWhisperRuns, ffmpegRuns, unmet, whisperModelAvailable } from '../capabilities/requirements.ts';
-import { PipelineError } from '../errors.ts';
+import { candidateTexts } from '../understanding/candidate-texts.ts';
+import { configuredGenerator } from '../understanding/configured-generator.ts';
 import { findClips } from '../understanding/find-clips.ts';
-import { embeddingModelAvailable, sharedEmbedder } from '../understanding/shared-embedder.ts';
+import { embeddingModelAvailable } from '../understanding/shared-embedder.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
-import { confirmStillHolding, reportStage } from './fenced-calls.ts';
-import { uploadOutput } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
-import { transcribeSource } from './transcribe-steps.ts';
-import { buildTranscriptOutputs } from './transcript-outputs.ts';
+import { transcribeForAnalysis, uploadWithTranscript } from './understand-steps.ts';
 
 /**
  * find_clips: the upload is transcribed exactly as for transcribe (extracting_audio →
  * transcribing), then `analyzing`: sentences, embeddings, topic segmentation, 120-300 s
  * sentence-snapped candidates with scores, titles, hooks and summaries (understanding/find-clips.ts).
- * Outputs: the transcript (free byproduct) and `clips` (clips v1 JSON).
+ * The best LLM_CANDIDATES candidates get their texts from the text model, checked against their
+ * own sentences (understanding/candidate-texts.ts). Outputs: the transcript (free byproduct) and
+ * `clips` (clips v1 JSON).
  */
 export const findClipsPipeline: Pipeline<'find_clips'> = {
   kind: 'understand',
@@ -22,32 +22,45 @@ export const findClipsPipeline: Pipeline<'find_clips'> = {
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => findClipsInto(dir, a, signal, ctx)),
 };
 
-const OUTPUT_NAMES = ['transcript_srt', 'transcript_words', 'clips'] as const;
-type OutputName = (typeof OUTPUT_NAMES)[number];
-const isOutputName = (name: string): name is OutputName => (OUTPUT_NAMES as readonly string[]).includes(name);
-
 async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
-  const unknown = Object.keys(a.outputs).find((name) => !isOutputName(name));
-  if (unknown !== undefined) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${unknown}`);
-  const { media, transcript } = await transcribeSource(dir, { source: a.source, language: a.params.language, model: a.params.model }, signal, ctx);
-
-  await reportStage(ctx, 'analyzing', undefined, signal);
+  const input = { source: a.source, language: a.params.language, model: a.params.model };
+  const { media, transcript, embedder } = await transcribeForAnalysis(dir, a, input, 'clips', signal, ctx);
   ctx.progress.report('analyzing', 0, 'finding the moments');
-  const embedder = await sharedEmbedder().catch((err: unknown) => {
-    throw new PipelineError('tool_failed', `the sentence-embedding model could not be loaded: ${(err as Error).message}`, { cause: err });
+  const top = ctx.config.llm.candidates;
+  const { generator, note } = top > 0 ? await configuredGenerator(ctx.config.llm, ctx.logger) : { generator: null, note: null };
+  const generate = generator
+    ? candidateTexts({
+        generator,
+        embedder,
+        top,
+        language: transcript.language,
+        signal,
+        onError: (c, err) => ctx.logger.warn({ err, candidate: c.id }, 'text generation failed for a candidate: extractive texts kept'),
+        onDone: (done, of) => ctx.progress.report('analyzing', 0.2 + (0.8 * done) / of, `writing titles and summaries (${done} of ${of})`),
+      })
+    : null;
+  if (generate) ctx.progress.report('analyzing', 0.1, 'writing titles and summaries');
+  const clips = await findClips({
+    transcript,
+    embedder,
+    query: a.params.query,
+    signal,
+    ...(generate && generator ? { generate, generatorId: generator.id } : {}),
   });
-  const clips = await findClips({ transcript, embedder, query: a.params.query, signal });
+  if (note) clips.notes.push(note);
   ctx.progress.report('analyzing', 1);
   ctx.progress.flush();
-  ctx.logger.info({ candidates: clips.candidates.length, mode: clips.mode, timings_ms: clips.generator.timings_ms }, 'clips found');
+  ctx.logger.info(
+    {
+      candidates: clips.candidates.length,
+      mode: clips.mode,
+      text_generator: clips.generator.text_generator,
+      dropped: clips.generator.dropped?.length ?? 0,
+      timings_ms: clips.generator.timings_ms,
+    },
+    'clips found',
+  );
 
-  const bodies: Record<OutputName, Buffer> = { ...buildTranscriptOutputs(transcript), clips: Buffer.from(JSON.stringify(clips), 'utf8') };
-  await confirmStillHolding(ctx, signal);
-  const outputs: { name: string; bytes: number }[] = [];
-  for (const [name, target] of Object.entries(a.outputs)) {
-    if (!isOutputName(name)) continue;
-    await uploadOutput(name, target, bodies[name], signal, ctx.clock);
-    outputs.push({ name, bytes: bodies[name].byteLength });
-  }
+  const outputs = await uploadWithTranscript(a, transcript, { name: 'clips', json: clips }, signal, ctx);
   return { ...ctx.fence, job_type: 'find_clips', media, language: transcript.language, candidates: clips.candidates.length, outputs };
 }

@@ -2,9 +2,10 @@ import type { WorkKind } from '@cutroom/proto';
 import type { HostFacts } from '../capabilities/requirements.ts';
 import type { AgentConfig } from '../config.ts';
 import type { AssignedJobType, Pipeline, PipelineNeeds, PipelineRegistry } from './pipeline.ts';
-import { extractClipPipeline } from './extract-clip.ts';
+import { editFromTranscriptPipeline, extractClipPipeline } from './extract-clip.ts';
 import { extractVerticalClipPipeline } from './extract-vertical-clip.ts';
 import { findClipsPipeline } from './find-clips.ts';
+import { summarizePipeline } from './summarize.ts';
 import { transcribePipeline } from './transcribe.ts';
 
 /**
@@ -17,6 +18,8 @@ export const PIPELINES: PipelineRegistry = {
   extract_clip: extractClipPipeline,
   extract_vertical_clip: extractVerticalClipPipeline,
   find_clips: findClipsPipeline,
+  summarize: summarizePipeline,
+  edit_from_transcript: editFromTranscriptPipeline,
 };
 
 /**

@@ -17,6 +17,8 @@ import { segmentTopics } from './segment.ts';
 /** What `generate` is given for one candidate. */
 export interface CandidateForText {
   id: string;
+  /** 1 = best. */
+  rank: number;
   start: number;
   end: number;
   /** The candidate's sentences, verbatim, in order (what a generated text must be grounded in). */
@@ -28,8 +30,21 @@ export interface CandidateForText {
   query: string | null;
 }
 
-/** A generated text per field; a field that is null, absent or blank falls back to the extractive one. */
-export type GeneratedTexts = Partial<Record<keyof ExtractiveTexts, string | null>>;
+/** A generated text the check against the transcript dropped, and why. */
+export interface DroppedText {
+  field: keyof ExtractiveTexts;
+  text: string;
+  reason: string;
+}
+
+/**
+ * A generated text per field; a field that is null, absent or blank falls back to the extractive
+ * one. `dropped` (what grounding refused) goes to `generator.dropped`, `notes` to the document's notes.
+ */
+export type GeneratedTexts = Partial<Record<keyof ExtractiveTexts, string | null>> & {
+  dropped?: readonly DroppedText[];
+  notes?: readonly string[];
+};
 
 export interface FindClipsOptions {
   transcript: TranscriptV2;
@@ -65,6 +80,7 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
   const words = flattenWords(o.transcript);
   timings.sentences = now() - t0;
 
+  const dropped: NonNullable<ClipsV1['generator']['dropped']> = [];
   const doc = (candidates: ClipCandidate[], usedGenerator: boolean, window: number, boundaries: number[]): ClipsV1 => {
     timings.total = now() - t0;
     return ClipsV1.parse({
@@ -77,6 +93,7 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
         text_generator: usedGenerator ? (o.generatorId ?? 'custom') : 'extractive',
         segmentation: { method: 'texttiling over sentence embeddings', window, boundaries },
         timings_ms: Object.fromEntries(Object.entries(timings).map(([k, v]) => [k, Math.round(v * 10) / 10])),
+        dropped,
       },
       notes,
       candidates,
@@ -132,8 +149,10 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
     o.signal?.throwIfAborted();
     const id = `c${i + 1}`;
     const extractive = extractiveTexts(input, p.span);
-    const texts = await textsFor(o, sentences, p.span, id, extractive, query);
+    const texts = await textsFor(o, sentences, p.span, id, i + 1, extractive, query);
     usedGenerator ||= Object.values(texts.source).includes('generated');
+    dropped.push(...texts.dropped.map((d) => ({ candidate: id, ...d })));
+    for (const note of texts.notes) if (!notes.includes(note)) notes.push(note);
     candidates.push(candidateOf(sentences, p, id, i + 1, texts));
   }
   timings.generation = now() - t;
@@ -148,6 +167,8 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
 interface ChosenTexts {
   texts: ExtractiveTexts;
   source: Record<keyof ExtractiveTexts, ClipTextSource>;
+  dropped: readonly DroppedText[];
+  notes: readonly string[];
 }
 
 async function textsFor(
@@ -155,12 +176,22 @@ async function textsFor(
   sentences: readonly Sentence[],
   span: Span,
   id: string,
+  rank: number,
   extractive: ExtractiveTexts,
   query: string | null,
 ): Promise<ChosenTexts> {
   const own = sentences.slice(span.first, span.last + 1).map((s) => s.text);
   const generated = o.generate
-    ? await o.generate({ id, start: sentences[span.first]!.start, end: sentences[span.last]!.end, sentences: own, text: own.join(' '), extractive, query })
+    ? await o.generate({
+        id,
+        rank,
+        start: sentences[span.first]!.start,
+        end: sentences[span.last]!.end,
+        sentences: own,
+        text: own.join(' '),
+        extractive,
+        query,
+      })
     : null;
   const texts = { ...extractive };
   const source: ChosenTexts['source'] = { title: 'extractive', hook: 'extractive', summary: 'extractive' };
@@ -168,7 +199,7 @@ async function textsFor(
     const g = generated?.[k]?.trim();
     if (g) [texts[k], source[k]] = [g, 'generated'];
   }
-  return { texts, source };
+  return { texts, source, dropped: generated?.dropped ?? [], notes: generated?.notes ?? [] };
 }
 
 function candidateOf(

@@ -13,6 +13,10 @@ describe('numbersOf', () => {
     ]);
   });
 
+  it('reads a thousands separator Whisper spaced out as one number', () => {
+    expect([...numbersOf('a colony of 30 ,000 bees and 2 ,50 seeds')]).toEqual(['30000', '2', '50']);
+  });
+
   it('reads multiples and leaves "one" alone', () => {
     expect([...numbersOf('Orders doubled, then halved; one of them tripled.')]).toEqual(['×2', '½', '×3']);
     expect(numbersOf('one of the best')).toEqual(new Set());

@@ -300,7 +300,9 @@ const SCALES = new Map<string, number>(Object.entries({ hundred: 100, thousand: 
  */
 export function numbersOf(text: string): Set<string> {
   const out = new Set<string>();
-  for (const m of text.matchAll(/\d[\d,]*(?:\.\d+)?/g)) {
+  // Whisper may space a thousands separator ("30 ,000"): read it as the one number it is.
+  const joined = text.replace(/(\d) ,(?=\d{3}\b)/g, '$1,');
+  for (const m of joined.matchAll(/\d[\d,]*(?:\.\d+)?/g)) {
     const n = Number(m[0].replace(/,/g, ''));
     if (Number.isFinite(n)) out.add(String(n));
   }

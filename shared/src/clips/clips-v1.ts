@@ -132,6 +132,12 @@ export const ClipsV1 = z.object({
       boundaries: z.array(seconds),
     }),
     timings_ms: ClipTimings,
+    /**
+     * Generated titles, hooks and summary sentences that the check against the candidate's own
+     * sentences refused (what the text model wrote that the clip does not say), with why; the
+     * field then kept its extractive text. Absent in documents written before it was recorded.
+     */
+    dropped: z.array(z.object({ candidate: z.string(), field: z.enum(['title', 'hook', 'summary']), text: z.string(), reason: z.string() })).optional(),
   }),
   /** Plain-language remarks: why there are fewer candidates than asked, fallbacks taken. */
   notes: z.array(z.string()),

@@ -51,7 +51,7 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       const landing = await checkoutLandingCall(ctx, req.query.session_id);
       return {
         ...landing,
-        next: `GET /api/v1/jobs/${landing.job_id}/upload-url (payment is confirmed by the processor's webhook; poll the job if it still reads pending)`,
+        next: `${landing.next} (payment is confirmed by the processor's webhook; poll the job if it still reads pending)`,
       };
     },
   );

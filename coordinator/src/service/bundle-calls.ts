@@ -1,0 +1,41 @@
+import { BUNDLE_JOB_TYPES, isBundleJobType, type BundleJobType, type CreateBundleRequest, type CreateBundleResponse } from '@cutroom/shared/bundles';
+import type { Ctx } from '../context.ts';
+import { createBundle } from '../jobs/create-bundle.ts';
+import { missingSession } from '../jobs/create-job.ts';
+import { AppError } from '../lib/app-error.ts';
+import { sessionOf } from './caller.ts';
+import type { Credentials } from './credentials.ts';
+import type { Served } from './job-calls.ts';
+
+/** Where a bundle type that a transport does not offer is offered instead. */
+const ELSEWHERE: Record<BundleJobType, string> = {
+  clips_vertical: 'clips_vertical is created through the derivatives call of a find_clips job',
+  clips_horizontal:
+    'clips_horizontal (16:9 clips in the source framing) is offered through the MCP tool, not over REST; over REST cut 16:9 clips with extract_clip',
+};
+
+/**
+ * Create a clip bundle from the caller's find_clips job (jobs/create-bundle.ts). Only the session
+ * that owns the parent may: a bearer token is required, and no payment credential is taken here
+ * (a bundle is paid by its hosted card checkout, or created paid when billing is off). `offered`
+ * is what the calling transport sells: REST offers clips_vertical, MCP both.
+ */
+export async function createBundleCall(
+  ctx: Ctx,
+  creds: Credentials,
+  parentId: string,
+  req: CreateBundleRequest,
+  offered: readonly BundleJobType[] = BUNDLE_JOB_TYPES,
+): Promise<Served<CreateBundleResponse>> {
+  if (!creds.bearer) throw missingSession();
+  const session = await sessionOf(ctx, creds);
+  const type = req.job_type;
+  if (!isBundleJobType(type)) {
+    throw new AppError(
+      'invalid_request',
+      `job_type ${type} is not a clip bundle: this call creates ${offered.join(' or ')} (1-5 clips from one find_clips job); create single cuts (extract_clip, extract_vertical_clip) as jobs naming source_job_id`,
+    );
+  }
+  if (!offered.includes(type)) throw new AppError('invalid_request', ELSEWHERE[type]);
+  return { value: await createBundle(ctx, session.id, parentId, { job_type: type, clips: req.clips }), receipt: {} };
+}

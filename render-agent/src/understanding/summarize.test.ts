@@ -1,0 +1,217 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SummaryV1 } from '@cutroom/shared/summary/summary-v1';
+import { sentencesOf } from '@cutroom/shared/transcript/sentences';
+import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
+import { type FakeGenerator, fakeGenerator, INVENTED, THREE_TOPICS } from './summarize-fixtures.ts';
+import { MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, overviewPrompt, summarize, withoutDanglingWord } from './summarize.ts';
+import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
+
+/** The three-topic talk, about 6 s a sentence: three topics of about a minute each. */
+const talk: TranscriptV2 = timedTranscript(THREE_TOPICS.flat().map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
+const sentences = sentencesOf(talk);
+
+/** The real all-MiniLM-L6-v2 (installed by scripts/ensure-models.sh; loads in well under a second): grounding is calibrated on it. */
+let embedder: Embedder;
+beforeAll(async () => {
+  embedder = await loadLocalEmbedder({ modelsDir: DEFAULT_MODELS_DIR });
+});
+
+/** Every text is extractive (verbatim transcript sentences) or generated and grounded; every key point's evidence lies in the transcript. */
+function expectSound(doc: SummaryV1) {
+  expect(SummaryV1.safeParse(doc).success).toBe(true);
+  const all = sentences.map((s) => s.text);
+  for (const k of doc.key_points) {
+    if (k.source === 'extractive') expect(all).toContain(k.text);
+    expect(k.evidence.last_sentence).toBeLessThan(sentences.length);
+    expect(k.evidence.start).toBe(sentences[k.evidence.first_sentence]!.start);
+    expect(k.evidence.end).toBe(sentences[k.evidence.last_sentence]!.end);
+  }
+  expect(doc.key_points.map((k) => k.evidence.start)).toEqual([...doc.key_points.map((k) => k.evidence.start)].sort((a, b) => a - b));
+  // Chapters cover the recording in order.
+  expect(doc.chapters[0]!.start).toBe(0);
+  doc.chapters.forEach((c, i) => {
+    expect(c.index).toBe(i + 1);
+    if (i > 0) expect(c.start).toBe(doc.chapters[i - 1]!.end);
+    if (c.summary_source === 'extractive') for (const part of c.summary.match(/[^.?!]+[.?!]/g)!) expect(all.join(' ')).toContain(part.trim());
+  });
+  expect(doc.chapters.at(-1)!.end).toBe(talk.duration);
+}
+
+describe('summarize with a text model (a deterministic fake) and the real embedder', () => {
+  it('writes chapters from their own sentences and the whole from the chapters; an invented fact is dropped everywhere, with why', async () => {
+    const generator = fakeGenerator({ invent: true });
+    const progress: number[] = [];
+    const doc = await summarize({ transcript: talk, embedder, generator, onProgress: (f) => progress.push(f) });
+    // Never a kept text, always recorded as dropped.
+    const keptTexts = [doc.overview, ...doc.key_points.map((k) => k.text), ...doc.chapters.flatMap((c) => [c.title, c.summary])].join(' ');
+    expect(keptTexts).not.toContain('Hartmann');
+    expect(keptTexts).not.toContain('1987');
+    const droppedInvented = doc.generator.dropped.filter((d) => d.text === INVENTED);
+    expect(droppedInvented.length).toBeGreaterThanOrEqual(doc.chapters.length + 2); // every chapter summary, the overview, the key point
+    for (const d of droppedInvented) expect(d.reason).toMatch(/number 1987, 4000 is not in the transcript|name hartmann/);
+
+    expect(doc.chapters).toHaveLength(3);
+    // The chapters follow the topics: each starts at the first sentence of one.
+    expect(doc.chapters.map((c) => c.first_sentence)).toEqual([0, 10, 20]);
+    for (const c of doc.chapters) expect([c.title_source, c.summary_source]).toEqual(['generated', 'generated']);
+    expect(doc.overview_source).toBe('generated');
+    expect(doc.overview.length).toBeGreaterThan(20);
+    const generated = doc.key_points.filter((k) => k.source === 'generated');
+    expect(generated).toHaveLength(3);
+    // Each generated key point is a chapter's sentence; its evidence is the window that holds it.
+    for (const k of generated) {
+      const inEvidence = sentences.slice(k.evidence.first_sentence, k.evidence.last_sentence + 1).map((s) => s.text);
+      expect(inEvidence).toContain(k.text);
+    }
+    expect(doc.generator.text_generator).toBe('fake-model (test)');
+    expect(doc.generator.parts).toBe(3);
+    expect(generator.requests).toHaveLength(4);
+    // Every prompt carries transcript text within the budget; the overview's only the chapters' texts.
+    for (const r of generator.requests) expect(r.prompt.length).toBeLessThan(8000);
+    expect(generator.requests[3]!.prompt).not.toContain(sentences[9]!.text);
+    expect(progress.at(-1)).toBe(1);
+    expectSound(doc);
+  });
+
+  it('keeps extractive texts where a request fails or the request budget ends, and says so', async () => {
+    const failing = fakeGenerator({ failOn: /part 2 of 3/ });
+    const errors: string[] = [];
+    const doc = await summarize({ transcript: talk, embedder, generator: failing, onError: (what) => errors.push(what) });
+    expect(errors).toEqual(['chapter 2']);
+    expect(doc.chapters.map((c) => c.title_source)).toEqual(['generated', 'extractive', 'generated']);
+    expect(doc.notes).toContain('the text model failed on chapter 2: its text is extractive');
+    expectSound(doc);
+
+    const capped = fakeGenerator();
+    const two = await summarize({ transcript: talk, embedder, generator: capped, maxCalls: 2 });
+    expect(capped.requests).toHaveLength(2);
+    expect(two.chapters.map((c) => c.summary_source)).toEqual(['generated', 'extractive', 'extractive']);
+    expect(two.overview_source).toBe('generated');
+    expect(two.notes.join(' ')).toMatch(/chapters 2-3 keep extractive titles and summaries: the text-model request budget \(2\) was spent/);
+    expectSound(two);
+
+    const none = fakeGenerator();
+    const zero = await summarize({ transcript: talk, embedder, generator: none, maxCalls: 0 });
+    expect(none.requests).toHaveLength(0);
+    expect(zero.generator.text_generator).toBe('extractive');
+  });
+
+  it('drops a chapter sentence that the chapter says but that is off its subject, and gives every chapter a key point', async () => {
+    // One bicycle sentence inside the bee topic: too short to be a chapter of its own.
+    const [bees, bikes, bread] = THREE_TOPICS as [string[], string[], string[]];
+    const stray = bikes[0]!;
+    const mixed = timedTranscript(
+      [...bees.slice(0, 5), stray, ...bees.slice(5), ...bikes.slice(1), ...bread].map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })),
+    );
+    const writer: FakeGenerator = {
+      ...fakeGenerator(),
+      // Chapters: the stray sentence and a bee sentence; the whole: points from the bee chapter only.
+      complete: async (req) =>
+        req.prompt.includes('Transcript of the part:')
+          ? JSON.stringify({ title: '', summary: req.prompt.includes(stray) ? `${stray} ${bees[1]}` : '' })
+          : JSON.stringify({ overview: bees[1], key_points: [bees[1], bees[2], bees[4]] }),
+    };
+    const doc = await summarize({ transcript: mixed, embedder, generator: writer });
+    expect(doc.chapters[0]!.summary).toBe(bees[1]);
+    expect(doc.generator.dropped).toContainEqual({
+      text: stray,
+      reason: expect.stringMatching(/chapter 1 summary: off the chapter's subject \(cosine 0\.\d+ to its centroid < 0\.35\)/),
+    });
+    // Three generated points from chapter 1; chapters 2 and 3 get their key sentence.
+    expect(doc.key_points.map((k) => k.source)).toEqual(['generated', 'generated', 'generated', 'extractive', 'extractive']);
+    expect(doc.notes).toContain('no generated key point covered chapters 2, 3: the key sentence of each is a key point');
+  });
+
+  it('stops on an abort instead of falling back', async () => {
+    const slow = fakeGenerator({ delayMs: 5000 });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('attempt cancelled')), 50);
+    await expect(summarize({ transcript: talk, embedder, generator: slow, signal: ac.signal })).rejects.toThrow('attempt cancelled');
+    expect(slow.requests).toHaveLength(1);
+  });
+});
+
+describe('summarize without a text model', () => {
+  it('is extractive and never empty: central sentences of the chapters, verbatim, in time order', async () => {
+    const doc = await summarize({ transcript: talk, embedder });
+    expect(doc.generator.text_generator).toBe('extractive');
+    expect(doc.overview_source).toBe('extractive');
+    expect(doc.overview.length).toBeGreaterThan(40);
+    expect(doc.key_points.length).toBeGreaterThanOrEqual(3);
+    expect(doc.key_points.length).toBeLessThanOrEqual(8);
+    for (const k of doc.key_points) {
+      expect(k.source).toBe('extractive');
+      expect(k.evidence.first_sentence).toBe(k.evidence.last_sentence);
+      expect(k.text).toBe(sentences[k.evidence.first_sentence]!.text);
+    }
+    // One key point at least from every topic (the floor picks by parts).
+    expect(new Set(doc.key_points.map((k) => Math.floor(k.evidence.first_sentence / 10)))).toEqual(new Set([0, 1, 2]));
+    expect(doc.generator.dropped).toEqual([]);
+    expectSound(doc);
+  });
+
+  it('answers a recording without speech with an empty summary and a note', async () => {
+    const silent: TranscriptV2 = { version: 2, language: 'en', duration: 42, segments: [] };
+    const doc = await summarize({ transcript: silent, embedder: bagOfWordsEmbedder(), generator: fakeGenerator() });
+    expect(doc).toMatchObject({ overview: '', key_points: [], chapters: [], notes: [expect.stringMatching(/no speech/)] });
+    expect(SummaryV1.safeParse(doc).success).toBe(true);
+  });
+
+  it('summarizes a recording of two sentences with what it has', async () => {
+    const short = timedTranscript([{ text: 'We meet at the station at nine in the morning.' }, { text: 'Please bring walking shoes and a rain jacket.' }]);
+    const doc = await summarize({ transcript: short, embedder });
+    expect(doc.chapters).toHaveLength(1);
+    expect(doc.key_points.length).toBeGreaterThanOrEqual(1);
+    expect(doc.key_points.length).toBeLessThanOrEqual(2);
+    expect(doc.overview).not.toBe('');
+  });
+});
+
+describe('mergeChapters', () => {
+  const times = Array.from({ length: 400 }, (_, i) => ({ start: i * 5, end: i * 5 + 4.5 }));
+  const embeddings = Array.from({ length: 400 }, (_, i) => Float32Array.from([Math.cos(i / 40), Math.sin(i / 40)]));
+  it('joins chapters shorter than the minimum to a neighbour and caps their number', () => {
+    // Spans of 4 sentences (~20 s) between long ones: each short one is absorbed.
+    const spans = [
+      { first: 0, last: 19 },
+      { first: 20, last: 23 },
+      { first: 24, last: 59 },
+    ];
+    const merged = mergeChapters(spans, times, embeddings);
+    expect(merged).toHaveLength(2);
+    expect(merged[0]!.first).toBe(0);
+    expect(merged.at(-1)!.last).toBe(59);
+    for (const s of merged) expect(times[s.last]!.end - times[s.first]!.start).toBeGreaterThanOrEqual(MIN_CHAPTER_SECONDS);
+
+    const many = Array.from({ length: 40 }, (_, k) => ({ first: k * 10, last: k * 10 + 9 }));
+    const capped = mergeChapters(many, times, embeddings);
+    expect(capped).toHaveLength(MAX_CHAPTERS);
+    // Still contiguous and complete.
+    for (const [i, s] of capped.entries()) expect(s.first).toBe(i === 0 ? 0 : capped[i - 1]!.last + 1);
+    expect(capped.at(-1)!.last).toBe(399);
+  });
+});
+
+describe('overviewPrompt', () => {
+  it('fits any number of chapters in the budget, keeping whole sentences of each summary', () => {
+    const long = 'This sentence describes the chapter at some length and with care. '.repeat(15).trim();
+    const chapters = Array.from({ length: 20 }, (_, i) => ({ index: i + 1, summary: long }));
+    const prompt = overviewPrompt(chapters, 7000);
+    expect(prompt.length).toBeLessThan(7000 + 400);
+    expect(prompt).toContain('\n20. This sentence');
+    for (const line of prompt.split('\n').filter((l) => /^\d+\. /.test(l))) expect(line.trim().endsWith('care.')).toBe(true);
+  });
+});
+
+describe('withoutDanglingWord', () => {
+  it('cuts a key point back from a word broken off mid-way', () => {
+    const vocabulary = new Set(['solar', 'panels', 'convert', 'sunlight', 'into', 'electricity', 'with', 'made', 'of', 'silicon']);
+    expect(withoutDanglingWord('Solar panels convert sunlight into electricity, with panels d', vocabulary)).toBe(
+      'Solar panels convert sunlight into electricity',
+    );
+    expect(withoutDanglingWord('Solar panels convert sunlight into electricity', vocabulary)).toBe('Solar panels convert sunlight into electricity');
+    expect(withoutDanglingWord('Panels are mostly recycl', vocabulary)).toBe('');
+    expect(withoutDanglingWord('Panels recycle.', vocabulary)).toBe('Panels recycle.');
+  });
+});

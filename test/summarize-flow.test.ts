@@ -1,0 +1,142 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SummaryV1 } from '@cutroom/shared/summary/summary-v1';
+import { sentencesOf } from '@cutroom/shared/transcript/sentences';
+import { startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
+import { DEFAULT_MODELS_DIR, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
+import { groundText, indexTranscript, splitSentences } from '@cutroom/render-agent/understanding/grounding';
+import { makeTopicTalk, type TopicTalk } from './harness/media-gen/topic-talk.ts';
+import { startStack, type Stack } from './harness/stack.ts';
+
+/**
+ * summarize end to end on the real stack with the real models: the five-topic talk (12.8 min,
+ * espeak-ng, alternating voices, true boundaries known) uploaded as audio, transcribed by the
+ * agent's Whisper, chaptered over the local embeddings, written by the local text model
+ * (Qwen2.5-Coder-1.5B on llama.cpp, CPU: one request per chapter, then one for the whole), every
+ * generated sentence checked against the transcript. The summary must name most topics, stay
+ * short, start chapters near the true boundaries, and hold only extractive or grounded text
+ * (re-checked here with the same rule).
+ */
+
+/** Words that name each topic of TOPIC_TEXTS, in order. */
+const TOPIC_WORDS: readonly RegExp[] = [
+  /\b(bees?|beekeep\w*|hives?|honey)\b/i,
+  /\b(bicycles?|bikes?|cycling|wheels?|velocipede|penny farthing)\b/i,
+  /\b(sourdough|dough|bread|loaf|starter|bak\w+)\b/i,
+  /\b(solar|panels?|photovoltaic|silicon|inverters?)\b/i,
+  /\b(chess|openings?|gambits?|pawns?|sicilian)\b/i,
+];
+/** A true topic boundary is found when a chapter starts within this many seconds of it. */
+const NEAR_SECONDS = 20;
+
+describe('summarize over REST', () => {
+  let stack: Stack;
+  let token: string;
+  let talk: TopicTalk;
+  const work = mkdtempSync(join(tmpdir(), 'cutroom-summarize-'));
+
+  beforeAll(async () => {
+    talk = await makeTopicTalk(work);
+    stack = await startStack({ storage: 'local', agents: 0 });
+    // The default text-model budget (LLM_SUMMARY_CALLS 12) covers every chapter of this talk.
+    const agent = startAgentChild({
+      id: 'summarize-agent',
+      coordinatorUrl: stack.coordinator.agentUrl,
+      natsUrl: stack.natsUrl,
+      agentToken: stack.agentToken,
+      env: { LOG_LEVEL: 'warn' },
+    });
+    stack.agents.push(agent);
+    token = await stack.api.newSession();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('summarizes a five-topic talk: chapters near the true boundaries, most topics named, a short overview, only extractive or grounded text', async () => {
+    const { api } = stack;
+    const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'summarize', filename: 'talk.wav', content_type: 'audio/wav' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ price_cents: 75, next_endpoint: 'upload-url' });
+    const id = created.body.job_id as string;
+    const up = await api.call('GET', `/api/v1/jobs/${id}/upload-url`, { token });
+    expect((await fetch(up.body.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: readFileSync(talk.wav) })).ok).toBe(true);
+    expect((await api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
+
+    const stages = new Set<string>();
+    const started = Date.now();
+    const job = await api.waitForJob(
+      token,
+      id,
+      (j) => {
+        stages.add(j.status);
+        return ['completed', 'failed'].includes(j.status);
+      },
+      1_500_000,
+    );
+    expect(job.status, job.error_message).toBe('completed');
+    expect([...stages]).toEqual(expect.arrayContaining(['transcribing', 'analyzing']));
+    expect(Date.parse(job.expires_at) - Date.parse(job.completed_at)).toBe(24 * 3600_000);
+    expect(job.outputs.map((o: any) => o.role)).toEqual(['summary', 'transcript']);
+
+    const summary = (await (await fetch(job.outputs[0].download_url)).json()) as SummaryV1;
+    const schema = (await (await fetch(`${stack.coordinator.url}/.well-known/cutroom-summary-v1.schema.json`)).json()) as object;
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    expect(validate(summary), JSON.stringify(validate.errors)).toBe(true);
+    console.info(
+      `summarize: ${((Date.now() - started) / 1000).toFixed(0)} s for ${talk.duration.toFixed(0)} s of talk; true boundaries ${talk.boundaries.map((b) => b.toFixed(1)).join(', ')}\n${JSON.stringify(summary, null, 2)}`,
+    );
+
+    // The local text model wrote some of it, and what it wrote that the transcript does not say was dropped.
+    expect(summary.generator.text_generator).toMatch(/^local:qwen2\.5/);
+    const sources = [
+      summary.overview_source,
+      ...summary.key_points.map((k) => k.source),
+      ...summary.chapters.flatMap((c) => [c.title_source, c.summary_source]),
+    ];
+    expect(sources).toContain('generated');
+
+    // Most topics are named by the key points and chapter titles.
+    const named = TOPIC_WORDS.filter((w) => [...summary.key_points.map((k) => k.text), ...summary.chapters.map((c) => c.title)].some((t) => w.test(t)));
+    expect(named.length, `topics named: ${named.join(', ')}`).toBeGreaterThanOrEqual(4);
+
+    // Short: an overview of at most four sentences, 3-8 key points, one chapter per topic or a few more.
+    expect(summary.overview.length).toBeGreaterThan(40);
+    expect(summary.overview.length).toBeLessThanOrEqual(1200);
+    expect(splitSentences(summary.overview).length).toBeLessThanOrEqual(4);
+    expect(summary.key_points.length).toBeGreaterThanOrEqual(3);
+    expect(summary.key_points.length).toBeLessThanOrEqual(8);
+    expect(summary.chapters.length).toBeGreaterThanOrEqual(4);
+    expect(summary.chapters.length).toBeLessThanOrEqual(10);
+
+    // Every true boundary has a chapter starting near it.
+    for (const b of talk.boundaries) expect(Math.min(...summary.chapters.map((c) => Math.abs(c.start - b))), `boundary ${b}`).toBeLessThan(NEAR_SECONDS);
+
+    // Every text is the transcript's own words, or generated and supported by the transcript (the same check, re-run here).
+    const words = (await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download?format=words`, { token })).body;
+    const sentences = sentencesOf(words).map((s) => s.text);
+    const transcriptText = sentences.join(' ');
+    const embedder = await loadLocalEmbedder({ modelsDir: DEFAULT_MODELS_DIR });
+    const whole = await indexTranscript(sentences, embedder);
+    const expectGrounded = async (text: string, against: typeof whole | string[], what: string) => {
+      const g = await groundText(text, against, embedder);
+      expect(g.dropped, `${what}: ${text}`).toEqual([]);
+    };
+    for (const k of summary.key_points) {
+      expect(k.evidence.last_sentence).toBeLessThan(sentences.length);
+      if (k.source === 'extractive') expect(sentences).toContain(k.text);
+      else await expectGrounded(k.text, whole, 'key point');
+    }
+    if (summary.overview_source === 'extractive') for (const s of splitSentences(summary.overview)) expect(transcriptText).toContain(s);
+    else await expectGrounded(summary.overview, whole, 'overview');
+    for (const c of summary.chapters) {
+      const own = sentences.slice(c.first_sentence, c.last_sentence + 1);
+      if (c.summary_source === 'extractive') for (const s of splitSentences(c.summary)) expect(own.join(' ')).toContain(s);
+      else await expectGrounded(c.summary, own, `chapter ${c.index} summary`);
+      if (c.title_source === 'extractive') expect(own.join(' ').toLowerCase()).toContain(c.title.toLowerCase());
+    }
+  }, 1_600_000);
+});
