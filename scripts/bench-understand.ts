@@ -15,7 +15,7 @@
  * The talk is the five topics of test/harness/media-gen/topic-talk.ts read at a rate that makes
  * them last `minutes` (the text repeats for talks longer than ~13 min).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
@@ -188,4 +188,14 @@ if (summary) {
   );
 }
 console.log(`agent peak resident memory (node + whisper child): ${(peakRss / 2 ** 20).toFixed(0)} MiB`);
+// The documents themselves, to read (or paste) after the run.
+const keep = join(tmpdir(), 'cutroom-bench-understand-out');
+mkdirSync(keep, { recursive: true });
+writeFileSync(join(keep, 'clips.json'), JSON.stringify(clips.doc, null, 2));
+if (summary) writeFileSync(join(keep, 'summary.json'), JSON.stringify(summary.doc, null, 2));
+writeFileSync(
+  join(keep, 'talk.json'),
+  JSON.stringify({ duration: talk.duration, boundaries: talk.boundaries, topics: talk.topics.map((t) => [t.name, t.start, t.end]) }, null, 2),
+);
+console.log(`documents written to ${keep}`);
 rmSync(work, { recursive: true, force: true });
