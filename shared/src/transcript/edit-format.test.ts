@@ -32,6 +32,19 @@ describe('edit format', () => {
     expect(parseEdit(t, toEdit(t))).toMatchObject({ ok: true });
   });
 
+  it('takes punctuation and capitals moved by a deletion as the same words, and punctuation alone as no word', () => {
+    // "bees." deleted from "… about bees.": the caller keeps the full stop; "Today" deleted: "we" opens the line.
+    const r = parseEdit(t, '[0002] We talk about. —\n[0003] bees, honey!\n');
+    expect(r).toEqual({
+      ok: true,
+      lines: [
+        { sentence: 1, words: [5, 6, 7] },
+        { sentence: 2, words: [9, 11] },
+      ],
+    });
+    expect(parseEdit(t, '[0003] Bees make money.\n')).toMatchObject({ ok: false });
+  });
+
   it('refuses added, changed, reordered or copied words and unknown lines, naming every failing line', () => {
     const r = parseEdit(t, '[0001] Welcome to the best show.\n[0002] about Today\n[0002] Today\n[0009] Hi.\nno label\n[0003] Bees make honey.');
     expect(r.ok).toBe(false);

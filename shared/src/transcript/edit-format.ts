@@ -42,6 +42,18 @@ export type EditResult = { ok: true; lines: EditedLine[] } | { ok: false; proble
 const LINE = /^\[(\d{1,9})\](?:\s+(.*))?$/;
 
 /**
+ * A word as the edit compares it: without the punctuation around it, in lower case. Deleting
+ * words moves punctuation and capitals ("bacteria." deleted leaves "acid."; a deleted first word
+ * leaves "the" to open the line); neither changes what is said, and the output keeps the
+ * transcript's own spelling of every word anyway.
+ */
+const core = (token: string): string =>
+  token
+    .normalize('NFC')
+    .replace(/^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu, '')
+    .toLocaleLowerCase();
+
+/**
  * Checks an edited `edit` text against the transcript it came from and returns the kept words
  * line by line, in the edited order. Blank lines are ignored; a line reduced to its label keeps
  * nothing. Every problem is reported (not only the first), with its line number.
@@ -79,9 +91,11 @@ export function parseEdit(t: TranscriptV2, text: string): EditResult {
       .map((w, k) => (w.word.trim() === '' ? -1 : sentence.firstWord + k))
       .filter((k) => k >= 0);
     const kept: number[] = [];
+    const cores = original.map(core);
     let at = 0;
-    for (const token of (m[2] ?? '').split(/\s+/).filter((w) => w !== '')) {
-      while (at < original.length && original[at] !== token) at++;
+    // Punctuation alone is no word: "acid." may stay "acid." when the word after it goes.
+    for (const token of (m[2] ?? '').split(/\s+/).filter((w) => core(w) !== '')) {
+      while (at < original.length && cores[at] !== core(token)) at++;
       if (at === original.length) {
         problems.push({
           line: lineNo,
