@@ -3,11 +3,11 @@ import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import { editCuts } from '@cutroom/shared/transcript/edit-cuts';
 import { type EditProblem, parseEdit } from '@cutroom/shared/transcript/edit-format';
-import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { AppError } from '../lib/app-error.ts';
 import { parentTranscriptGone } from '../jobs/parent-source.ts';
 import { clipFilename, requireParent, requireVideoParent } from './cut-common.ts';
 import type { JobTypeDefinition } from './definition.ts';
+import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
 
 const EditFromTranscriptRequest = CreateJobRequest.pick({ source_job_id: true, edit: true, title: true, thread_id: true });
 
@@ -69,15 +69,8 @@ export const editFromTranscript: JobTypeDefinition<'edit_from_transcript'> = {
   workKind: 'cut',
   capabilities: ['ffmpeg', 'h264'],
   stages: ['analyzing'],
-  files: {
-    clip: { contentType: 'video/mp4' },
-    transcript_srt: { contentType: 'application/x-subrip' },
-    transcript_words: { contentType: 'application/json', schema: TranscriptV2 },
-  },
-  roles: [
-    { role: 'clip', file: 'clip' },
-    { role: 'transcript', file: 'transcript_srt', meta: { words_key: 'transcript_words' } },
-  ],
+  files: { clip: { contentType: 'video/mp4' }, ...TRANSCRIPT_FILES },
+  roles: [{ role: 'clip', file: 'clip' }, TRANSCRIPT_ROLE],
   buildAssignment(base, job, { source, parentWordsUrl }) {
     // /process refuses a parent without its transcript; only a DELETE of it after payment lands here.
     if (parentWordsUrl === null) throw new Error(`parent ${job.sourceJobId} of edit ${job.id} lost its transcript before the claim`);

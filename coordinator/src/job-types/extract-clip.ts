@@ -5,6 +5,7 @@ import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { AppError } from '../lib/app-error.ts';
 import { clipFilename, requireInsideMedia, requireParent, requireVideoParent, secs } from './cut-common.ts';
 import type { JobTypeDefinition } from './definition.ts';
+import { TRANSCRIPT_ROLE } from './transcript-files.ts';
 
 const ExtractClipRequest = CreateJobRequest.pick({ source_job_id: true, segments: true, include_transcript: true, title: true, thread_id: true });
 
@@ -71,10 +72,7 @@ export const extractClip: JobTypeDefinition<'extract_clip'> = {
     transcript_srt: { contentType: 'application/x-subrip', when: (job) => wantsTranscript(job.params) },
     transcript_words: { contentType: 'application/json', schema: TranscriptV2, when: (job) => wantsTranscript(job.params) },
   },
-  roles: [
-    { role: 'clip', file: 'clip' },
-    { role: 'transcript', file: 'transcript_srt', meta: { words_key: 'transcript_words' } },
-  ],
+  roles: [{ role: 'clip', file: 'clip' }, TRANSCRIPT_ROLE],
   buildAssignment(base, job, { source, parentWordsUrl }) {
     const segments = job.params['segments'] as { start: number; end: number; label: string | null }[];
     return { ...base, job_type: 'extract_clip', source, params: { segments, parent_words_url: wantsTranscript(job.params) ? parentWordsUrl : null } };

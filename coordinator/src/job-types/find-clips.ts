@@ -3,7 +3,8 @@ import { ClipsV1 } from '@cutroom/shared/clips/clips-v1';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
-import { languageOf, prepareUpload, TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './upload-common.ts';
+import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { languageOf, prepareUpload } from './upload-common.ts';
 
 const FindClipsRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, query: true, thread_id: true, title: true });
 

@@ -2,7 +2,8 @@ import { CreateJobRequest } from '@cutroom/shared/api';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
 import { SummaryV1 } from '@cutroom/shared/summary/summary-v1';
 import type { JobTypeDefinition } from './definition.ts';
-import { languageOf, prepareUpload, TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './upload-common.ts';
+import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { languageOf, prepareUpload } from './upload-common.ts';
 import { transcribe } from './transcribe.ts';
 
 const SummarizeRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, thread_id: true, title: true });

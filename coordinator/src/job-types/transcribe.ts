@@ -1,7 +1,8 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
 import type { JobTypeDefinition } from './definition.ts';
-import { languageOf, prepareUpload, TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './upload-common.ts';
+import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { languageOf, prepareUpload } from './upload-common.ts';
 
 /** Fields a transcribe request takes besides job_type. */
 const TranscribeRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, thread_id: true, title: true });

@@ -1,12 +1,11 @@
 import type { CreateJobRequest } from '@cutroom/shared/api';
 import { type JobType, priceOf } from '@cutroom/shared/job-types';
 import { AUDIO_CONTENT_TYPES, mediaKindOf, normalizeContentType, VIDEO_CONTENT_TYPES } from '@cutroom/shared/media-types';
-import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import type { JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
-import type { OutputFile, OutputRole, PreparedJob } from './definition.ts';
+import type { PreparedJob } from './definition.ts';
 
-/** What every upload-based type (transcribe, summarize, find_clips) shares: the upload's checks and the transcript it writes. */
+/** What every upload-based type (transcribe, summarize, find_clips) shares: the upload's checks. */
 
 /**
  * An upload request's row: filename and an accepted content type are required, the media kind
@@ -32,13 +31,6 @@ export function prepareUpload(type: JobType, req: CreateJobRequest, params: Reco
     params: { language: req.language ?? null, title: req.title ?? null, thread_id: req.thread_id ?? null, ...params },
   };
 }
-
-/** The transcript files (SRT + words v2) an upload job writes, and the `transcript` role that serves them. */
-export const TRANSCRIPT_FILES: Readonly<Record<'transcript_srt' | 'transcript_words', OutputFile>> = {
-  transcript_srt: { contentType: 'application/x-subrip' },
-  transcript_words: { contentType: 'application/json', schema: TranscriptV2 },
-};
-export const TRANSCRIPT_ROLE: OutputRole = { role: 'transcript', file: 'transcript_srt', meta: { words_key: 'transcript_words' } };
 
 /** The language the caller forced at creation, or null (detect). */
 export const languageOf = (job: JobRow): string | null => (typeof job.params['language'] === 'string' ? job.params['language'] : null);
