@@ -7,7 +7,8 @@
 #   node_modules   npm ci, re-run only when package-lock.json changes
 #   .tools/models  the sentence-embedding model and the local text model (scripts/ensure-models.sh)
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
-#   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt)
+#   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt), and the
+#                  discovery documents' validators (test/python/requirements-discovery.txt)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -68,16 +69,19 @@ bash "$root/scripts/ensure-models.sh"
 if [ "$mode" = "--test" ]; then
   bash "$root/scripts/ensure-minio.sh"
 
-  # schemathesis in its own virtual environment (its pins must not meet faster-whisper's), under
-  # .tools/ (ignored by git); rebuilt from scratch only when the pinned requirements change.
+  # schemathesis and the discovery documents' validators (a2a-sdk, openapi-spec-validator) in one
+  # virtual environment of their own (their pins must not meet faster-whisper's; they resolve
+  # together), under .tools/ (ignored by git); rebuilt from scratch only when either pin list changes.
   fuzz_req="$root/test/python/requirements-fuzz.txt"
+  discovery_req="$root/test/python/requirements-discovery.txt"
   fuzz_venv="$root/.tools/venv-fuzz"
-  fuzz_sum="$(sha256sum "$fuzz_req" | cut -c1-16)"
+  fuzz_sum="$(cat "$fuzz_req" "$discovery_req" | sha256sum | cut -c1-16)"
   if ! stamp_ok venv-fuzz "$fuzz_sum" || [ ! -x "$fuzz_venv/bin/schemathesis" ]; then
-    say "building .tools/venv-fuzz (schemathesis, the API fuzzer)"
+    say "building .tools/venv-fuzz (schemathesis, the API fuzzer; a2a-sdk and openapi-spec-validator)"
     python3 -m venv --clear "$fuzz_venv"
-    "$fuzz_venv/bin/pip" install --quiet --disable-pip-version-check -r "$fuzz_req"
+    "$fuzz_venv/bin/pip" install --quiet --disable-pip-version-check -r "$fuzz_req" -r "$discovery_req"
     "$fuzz_venv/bin/schemathesis" --version >/dev/null
+    "$fuzz_venv/bin/python" -c 'import a2a.types, openapi_spec_validator'
     echo "$fuzz_sum" > "$stamps/venv-fuzz"
   fi
 fi

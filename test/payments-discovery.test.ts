@@ -32,7 +32,7 @@ describe('payment discovery', () => {
     expect(price('publish_video')).toMatchObject({ chain: { display: '1.75' }, card: { display: '1.75' } });
     expect(price('clips_from_video')).toMatchObject({ chain: null, card: { display: '4.50' } });
     expect(price('smoke_test')).toMatchObject({ chain: { amount: String(PRICES.smoke_test.chainUnits) }, card: { amount: '1' } });
-    expect(doc.prices).toHaveLength(13);
+    expect(doc.prices).toHaveLength(14);
   });
 
   it('annotates every paid operation and passes the mppx discovery validator', async () => {

@@ -16,14 +16,18 @@ import { annotatePaidOperations } from './payments/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { derivativeRoutes } from './http/routes/derivatives.ts';
+import { eventRoutes } from './http/routes/events.ts';
 import { outputRoutes } from './http/routes/outputs.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
 import { jobBlobWriteCheck } from './jobs/blob-write-guard.ts';
+import { mcpRoutes } from './mcp/route.ts';
 
-export const SERVICE_VERSION = '1.0.0';
+import { SERVICE_VERSION } from './version.ts';
+
+export { SERVICE_VERSION };
 
 export interface AppDeps {
   ctx: Ctx;
@@ -119,10 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sessionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(jobRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(derivativeRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(eventRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
+  await app.register(mcpRoutes, { ctx: deps.ctx });
   if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
-  await app.register(discoveryRoutes, { publicBaseUrl: deps.ctx.config.publicBaseUrl, billing: deps.ctx.billing });
+  await app.register(discoveryRoutes, { config: deps.ctx.config, billing: deps.ctx.billing });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });
   // The local PUT route asks the job side whether a write still has a purpose (upload while uploading, outputs of the current attempt).
   if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs, { acceptsWrite: jobBlobWriteCheck(deps.ctx.db) });

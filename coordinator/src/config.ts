@@ -148,6 +148,20 @@ const EnvSchema = z.object({
   /** Where hosted checkout returns the caller. @default PUBLIC_BASE_URL/api/v1/jobs/{id} */
   CHECKOUT_SUCCESS_URL: optionalUrl,
   CHECKOUT_CANCEL_URL: optionalUrl,
+  // ---- discovery documents (agent card, ai-plugin.json, MCP server card, api-catalog): who runs this deployment.
+  /** Organization named as the provider in the agent card. @default cutroom */
+  PROVIDER_NAME: z.string().min(1).max(200).default('cutroom'),
+  /** The provider's website. @default PUBLIC_BASE_URL */
+  PROVIDER_URL: optionalUrl,
+  /** Contact address published in ai-plugin.json. @default support@<host of PUBLIC_BASE_URL> (support@cutroom.localhost for an IP or a name without a dot) */
+  CONTACT_EMAIL: z
+    .email()
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  /** Terms of use published in ai-plugin.json. @default PUBLIC_BASE_URL/docs#terms (the generated terms section) */
+  LEGAL_INFO_URL: optionalUrl,
+  /** Human documentation (api-catalog service-doc, agent card documentationUrl). @default PUBLIC_BASE_URL/docs (generated) */
+  DOCS_URL: optionalUrl,
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -170,6 +184,8 @@ export type CoordinatorEnv = z.infer<typeof EnvSchema>;
 
 export interface CoordinatorConfig extends CoordinatorEnv {
   publicBaseUrl: string;
+  /** CONTACT_EMAIL or its default. */
+  contactEmail: string;
   /** True when at least one payment rail is configured. */
   billingEnabled: boolean;
 }
@@ -195,5 +211,12 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     throw new Error('invalid configuration: AGENT_LISTEN_PORT must differ from PORT (unset it to serve agent routes on PORT)');
   if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)
     throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
-  return { ...c, publicBaseUrl, billingEnabled: chain || card };
+  return { ...c, publicBaseUrl, contactEmail: c.CONTACT_EMAIL ?? defaultContactEmail(publicBaseUrl), billingEnabled: chain || card };
+}
+
+/** support@ the public host when it is a DNS name (an address needs a domain with a dot); a reserved name otherwise. */
+function defaultContactEmail(publicBaseUrl: string): string {
+  const host = new URL(publicBaseUrl).hostname;
+  const dns = host.includes('.') && !/^[\d.]+$/.test(host) && !host.startsWith('[');
+  return `support@${dns ? host : 'cutroom.localhost'}`;
 }

@@ -141,8 +141,11 @@ export const JobProgress = z.object({ stage: z.string(), fraction: z.number(), a
 
 /** One clip as the bundle resolved it: its child job and the window that child cuts. */
 export const BundleChildSummary = z.object({
-  /** 1-based position in the request's `clips` array; child outputs in the bundle's view are suffixed with it (`clip_1`). */
-  index: z.number().int().positive(),
+  /**
+   * 1-based position in the request's `clips` array; child outputs in the bundle's view are suffixed with it (`clip_1`).
+   * 0 is an agent product's find_clips step (its outputs keep their own roles: transcript, clips).
+   */
+  index: z.number().int().nonnegative(),
   job_id: z.uuid(),
   candidate_id: z.string().nullable(),
   start: z.number(),
@@ -153,6 +156,8 @@ export type BundleChildSummary = z.infer<typeof BundleChildSummary>;
 
 /** A child as the bundle's Job view shows it (`children`): where it stands, and why it failed. */
 export const BundleChildView = BundleChildSummary.extend({
+  /** Not in the spec: the child's job type (an agent product has a find_clips child and clip children). */
+  job_type: JobType.optional(),
   status: JobStatus,
   payment_status: PaymentStatus,
   error_message: z.string().nullable(),
@@ -181,7 +186,7 @@ export const Job = z.object({
   progress: JobProgress.nullable(),
   /** Not in the spec: the H.264 encoder a completed cut ran on (h264_nvenc on an agent whose NVENC opened, else libx264). Cut jobs only. */
   encoder: z.enum(['libx264', 'h264_nvenc']).optional(),
-  /** Not in the spec: a bundle's (clips_vertical) clips, one child job each, where each stands (README "Clip bundles"). Bundles only. */
+  /** Not in the spec: a bundle's (clips_vertical) clips, one child job each, where each stands (README "Clip bundles"); an agent product's find_clips step (index 0) and clips. Bundles and products only. */
   children: z.array(BundleChildView).optional(),
 });
 export type Job = z.infer<typeof Job>;

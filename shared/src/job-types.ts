@@ -4,7 +4,9 @@ import type { MediaKind } from './media-types.ts';
 /**
  * Every job type: the spec's CreateJobRequest list, then two this service adds (README: "REST
  * extensions"): `edit_from_transcript` (the spec's agent-surface edit, also over REST) and
- * `clips_horizontal` (the 16:9 batch, MCP only in the spec). Enum members are only ever added.
+ * `clips_horizontal` (the 16:9 batch, MCP only in the spec), then the agent card's products
+ * `clips_from_video` and `clips_youtube` (shared/src/products.ts; service layer for MCP only).
+ * Enum members are only ever added.
  */
 export const JobType = z.enum([
   'transcribe',
@@ -16,6 +18,8 @@ export const JobType = z.enum([
   'clips_vertical',
   'edit_from_transcript',
   'clips_horizontal',
+  'clips_from_video',
+  'clips_youtube',
 ]);
 export type JobType = z.infer<typeof JobType>;
 
@@ -49,6 +53,8 @@ export const usdcUnits = (dollars: string): number => {
   return Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
 };
 const price = (cardCents: number, chainDollars: string): Price => ({ cardCents, chainUnits: usdcUnits(chainDollars) });
+/** Card-only: no chain price (the agent products hold a card authorization). */
+const cardOnly = (cardCents: number): Price => ({ cardCents, chainUnits: null });
 
 /**
  * What a job takes as its input: an upload (next_endpoint `upload-url`) or a parent job's stored
@@ -56,8 +62,15 @@ const price = (cardCents: number, chainDollars: string): Price => ({ cardCents, 
  */
 export type JobInput = { kind: 'upload'; media: readonly MediaKind[] } | { kind: 'parent'; parentTypes: readonly JobType[] };
 
-/** Price keys: by media kind for uploads, flat per call, or per item of a batch. */
-export type JobPricing = { by: 'media'; prices: Partial<Record<MediaKind, Price>> } | { by: 'call'; price: Price } | { by: 'item'; price: Price };
+/**
+ * Price keys: by media kind for uploads, flat per call, per item of a batch, or a card hold of the
+ * worst case (`price`) of which only what was delivered is captured (the agent products).
+ */
+export type JobPricing =
+  | { by: 'media'; prices: Partial<Record<MediaKind, Price>> }
+  | { by: 'call'; price: Price }
+  | { by: 'item'; price: Price }
+  | { by: 'hold'; price: Price };
 
 export interface JobTypeFacts {
   input: JobInput;
@@ -131,7 +144,24 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'parent', parentTypes: ['find_clips'] },
     pricing: { by: 'item', price: price(50, '0.20') },
     retentionHours: 24,
-    available: false,
+    // Created only by the MCP tools clips_horizontal / clips_from_job (service/bundle-calls.ts), never over REST.
+    available: true,
+  },
+  // The agent products (shared/src/products.ts, coordinator/src/jobs/products/): an upload that
+  // becomes a find_clips child and up to five clip children. A hold of USD 4.50 (the worst case:
+  // find_clips 2.00 + 5 clips × 0.50); what was delivered is captured. Created only by the
+  // service layer (service/product-calls.ts, for MCP); no agent definition of their own.
+  clips_from_video: {
+    input: { kind: 'upload', media: ['video'] },
+    pricing: { by: 'hold', price: cardOnly(450) },
+    retentionHours: 72,
+    available: true,
+  },
+  clips_youtube: {
+    input: { kind: 'upload', media: ['video'] },
+    pricing: { by: 'hold', price: cardOnly(450) },
+    retentionHours: 72,
+    available: true,
   },
 };
 
@@ -150,6 +180,7 @@ export function priceOf(jobType: JobType, media: MediaKind | null, quantity = 1)
     case 'media':
       return (media && p.prices[media]) ?? null;
     case 'call':
+    case 'hold':
       return p.price;
     case 'item':
       return { cardCents: p.price.cardCents * quantity, chainUnits: p.price.chainUnits == null ? null : p.price.chainUnits * quantity };

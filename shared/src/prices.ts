@@ -7,7 +7,9 @@ const media = (t: 'transcribe' | 'summarize' | 'find_clips') => {
   if (p.by !== 'media') throw new Error(`${t} is not priced by media`);
   return p.prices as Record<'audio' | 'video', Price>;
 };
-const flat = (t: 'extract_clip' | 'extract_vertical_clip' | 'publish_video' | 'clips_vertical' | 'clips_horizontal' | 'edit_from_transcript'): Price => {
+const flat = (
+  t: 'extract_clip' | 'extract_vertical_clip' | 'publish_video' | 'clips_vertical' | 'clips_horizontal' | 'edit_from_transcript' | 'clips_from_video',
+): Price => {
   const p = JOB_TYPES[t].pricing;
   if (p.by === 'media') throw new Error(`${t} is priced by media`);
   return p.price;
@@ -28,6 +30,7 @@ export const PRICES = {
   publish_video: flat('publish_video'),
   clips_horizontal: flat('clips_horizontal'),
   edit_from_transcript: flat('edit_from_transcript'),
-  clips_bundle_hold: { cardCents: 450, chainUnits: null },
+  // The agent products' hold (clips_from_video and clips_youtube hold the same worst case).
+  clips_bundle_hold: flat('clips_from_video'),
   smoke_test: { cardCents: 1, chainUnits: usdcUnits('0.01') },
 } as const satisfies Record<string, Price | Record<'audio' | 'video', Price>>;

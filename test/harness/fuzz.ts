@@ -65,6 +65,19 @@ const tomlList = (values: readonly string[]) => `[${values.map((v) => JSON.strin
 export const FUZZ_CHECK_EXCEPTIONS: { method: string; path: string; check: string; why: string }[] = [];
 
 /**
+ * Event streams (text/event-stream): one on a job that has not ended (the seed job waiting for its
+ * upload) stays open until the job ends or for STREAM_MAX_MS (15 min). schemathesis reads a stream
+ * until `max-stream-events` events carrying data or its request timeout, then closes it and checks
+ * what it read (a stream cut short is no failure): one event is enough to check the status, the
+ * media type and the body, and a stream with nothing to send yet (a resume past the job's last
+ * event) is given up after 2 s instead of the usual 10. `include-name` (method and path in one
+ * filter): separate include-method and include-path filters would match either.
+ */
+export const FUZZ_STREAM_OPERATIONS: { name: string; maxEvents: number; timeoutSeconds: number }[] = [
+  { name: 'GET /api/v1/jobs/{id}/events', maxEvents: 1, timeoutSeconds: 2 },
+];
+
+/**
  * schemathesis.toml: the checks (FUZZ_CHECKS less FUZZ_CHECK_EXCEPTIONS), and dictionaries of real
  * values bound to parameters with a probability, so about half the generated values are real (job
  * ids, roles, formats, accepted media types, the built job type) and the rest are generated from the
@@ -77,6 +90,12 @@ export function fuzzConfig(seed: FuzzSeed): string {
     '[checks]',
     'enabled = false',
     ...FUZZ_CHECKS.map((c) => `${c}.enabled = true`),
+    ...FUZZ_STREAM_OPERATIONS.flatMap((o) => [
+      '[[operations]]',
+      `include-name = "${o.name}"`,
+      `max-stream-events = ${o.maxEvents}`,
+      `request-timeout = ${o.timeoutSeconds}`,
+    ]),
     ...FUZZ_CHECK_EXCEPTIONS.flatMap((e) => [
       `# ${e.why}`,
       '[[operations]]',

@@ -10,6 +10,7 @@ import { addMs } from '../lib/clock.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
+import { kickProduct } from '../jobs/products/product-steps.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { canTransition } from '../jobs/transitions.ts';
@@ -42,6 +43,7 @@ export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> 
  */
 export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
   const now = ctx.clock.now();
+  let failed: JobRow | null = null;
   const moved = await ctx.db.transaction(async (tx) => {
     const [job] = await tx
       .select()
@@ -52,7 +54,7 @@ export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
     if (job.status === r.stage) return job; // a retried report
     const refused = r.media ? definitionOf(job.jobType).checkMedia(job, r.media) : null;
     if (refused) {
-      await failJob(tx, {
+      failed = await failJob(tx, {
         jobId: r.job_id,
         now,
         attemptId: r.attempt_id,
@@ -74,6 +76,8 @@ export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
       patch: { progress: { stage: r.stage, fraction: 0, at: now.toISOString() } },
     });
   });
+  // A child of an agent product that failed here: its product's next step runs after this commit.
+  kickProduct(ctx, failed);
   if (!moved) throw stale(r);
 }
 
@@ -181,6 +185,8 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
   });
   if (!done) throw stale(r);
   ctx.logger.info({ job_id: job.id, attempt_id: r.attempt_id, agent_id: r.agent_id }, 'job completed');
+  // A child of an agent product: its product's next step (cut the clips, settle the hold) runs after this commit.
+  kickProduct(ctx, done);
 }
 
 /**
@@ -190,6 +196,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
  */
 async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: string): Promise<'requeued' | 'failed' | null> {
   const now = ctx.clock.now();
+  let parent: string | null = null;
   const outcome = await ctx.db.transaction(async (tx) => {
     const [job] = await tx
       .select()
@@ -204,9 +211,11 @@ async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: st
       : await failJob(tx, { jobId: job.id, now, code, message: failureMessage(code, message), attemptId: f.attempt_id, where: fenceOf(f) });
     if (!moved) return null;
     await endAttempt(tx, f.attempt_id, now, 'failed', { code, message });
+    parent = job.bundleJobId;
     return retry ? ('requeued' as const) : ('failed' as const);
   });
   if (outcome === 'requeued') ctx.notifyOutbox();
+  if (outcome === 'failed') kickProduct(ctx, { bundleJobId: parent });
   if (outcome) ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, code, outcome }, message);
   return outcome;
 }

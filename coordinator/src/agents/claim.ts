@@ -8,6 +8,7 @@ import { failureMessage } from '@cutroom/shared/failures';
 import { agents, jobAttempts, jobEvents, jobOutputs, jobs, type JobRow } from '../db/schema.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
+import { kickProduct } from '../jobs/products/product-steps.ts';
 import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
 import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
@@ -58,10 +59,12 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
       'parent_source_gone',
       `the source of parent job ${job.sourceJobId} was deleted before this job could run; the job was refunded`,
     );
-    await ctx.db.transaction(async (tx) => {
-      const failed = await failJob(tx, { jobId: job.id, now, code: 'parent_source_gone', message, attemptId, where: eq(jobs.currentAttemptId, attemptId) });
-      if (failed) await endAttempt(tx, attemptId, now, 'failed', { code: 'parent_source_gone', message });
+    const failed = await ctx.db.transaction(async (tx) => {
+      const row = await failJob(tx, { jobId: job.id, now, code: 'parent_source_gone', message, attemptId, where: eq(jobs.currentAttemptId, attemptId) });
+      if (row) await endAttempt(tx, attemptId, now, 'failed', { code: 'parent_source_gone', message });
+      return row;
     });
+    kickProduct(ctx, failed);
     ctx.logger.warn({ job_id: job.id, parent: job.sourceJobId }, 'derivative failed: its parent has no source');
     return { v: 1, claimed: false, reason: 'the job could not start: its parent has no source' };
   }

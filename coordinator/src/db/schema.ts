@@ -65,11 +65,18 @@ export const jobs = pgTable(
     updatedAt: ts('updated_at').notNull(),
     completedAt: ts('completed_at'),
     expiresAt: ts('expires_at'),
+    /**
+     * Agent products (jobs/products/): a step that needs I/O (read the clips document, capture or
+     * release the card hold) is due from then on. Set in the transaction that makes it due, run
+     * right after commit and by the sweeper's products pass, cleared by the step that did it.
+     */
+    stepDueAt: ts('step_due_at'),
   },
   (t) => [
     index('jobs_session_idx').on(t.sessionId, t.createdAt),
     index('jobs_lease_idx').on(t.leaseExpiresAt).where(sql`current_attempt_id is not null`),
     index('jobs_expires_idx').on(t.expiresAt).where(sql`status in ('completed','failed')`),
+    index('jobs_step_due_idx').on(t.stepDueAt).where(sql`step_due_at is not null`),
   ],
 );
 

@@ -7,6 +7,10 @@ import { bearerToken } from './auth.ts';
 export type RateLimitGroup = 'session_create' | 'job_create' | 'payment';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts one call of a rate-limited group for a request: seconds to wait past a limit, else null. */
+    countRateLimit(req: FastifyRequest, group: RateLimitGroup): Promise<number | null>;
+  }
   interface FastifyContextConfig {
     /** Counts the route in a rate-limited group (rate-limit.ts); the 429 is declared in /openapi.json. */
     limit?: RateLimitGroup;
@@ -49,18 +53,26 @@ export async function installRateLimits(app: FastifyInstance, s: RateLimitSettin
     payment: [limiter(s.perIp, (req) => `ip|${ipOf(req)}`), limiter(s.perSession, sessionKey)].filter((l) => l !== null),
   };
 
+  /** Counts one call of `group` for this request; the seconds to wait when a limit is past, else null. */
+  const count = async (req: FastifyRequest, group: RateLimitGroup): Promise<number | null> => {
+    for (const check of byGroup[group]) {
+      const r = await check(req);
+      if (r && !r.isAllowed && r.isExceeded) return Math.max(1, r.ttlInSeconds);
+    }
+    return null;
+  };
+  // Transports that carry several calls on one route (MCP: one POST per tool call) count each call in its own group.
+  app.decorate('countRateLimit', count);
+
   app.addHook('onRequest', async (req, reply) => {
     const group = req.routeOptions.config?.limit;
     if (!group) return;
-    for (const check of byGroup[group]) {
-      const r = await check(req);
-      if (r && !r.isAllowed && r.isExceeded) {
-        const after = Math.max(1, r.ttlInSeconds);
-        return reply
-          .status(429)
-          .header('retry-after', String(after))
-          .send({ error: `too many requests: retry in ${after} s` });
-      }
+    const after = await count(req, group);
+    if (after !== null) {
+      return reply
+        .status(429)
+        .header('retry-after', String(after))
+        .send({ error: `too many requests: retry in ${after} s` });
     }
   });
 }

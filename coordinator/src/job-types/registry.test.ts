@@ -3,14 +3,15 @@ import { WORK_KINDS } from '@cutroom/proto';
 import { CreateJobRequest } from '@cutroom/shared/api';
 import { isBundleJobType } from '@cutroom/shared/bundles';
 import { JobType, JOB_TYPES } from '@cutroom/shared/job-types';
+import { isAgentProduct } from '@cutroom/shared/products';
 import { canTransition } from '../jobs/transitions.ts';
-import { JOB_TYPE_DEFINITIONS, definitionFor } from './registry.ts';
+import { JOB_TYPE_DEFINITIONS, definitionFor, definitionOf } from './registry.ts';
 
 const defs = Object.values(JOB_TYPE_DEFINITIONS);
 
 describe('job-type registry', () => {
-  it('defines exactly the job types shared marks available (bundles aside: their children run), each under its own name', () => {
-    const available = JobType.options.filter((t) => JOB_TYPES[t].available && !isBundleJobType(t));
+  it('defines exactly the job types shared marks available (bundles and products aside: their children run), each under its own name', () => {
+    const available = JobType.options.filter((t) => JOB_TYPES[t].available && !isBundleJobType(t) && !isAgentProduct(t));
     expect(Object.keys(JOB_TYPE_DEFINITIONS).sort()).toEqual([...available].sort());
     for (const [name, def] of Object.entries(JOB_TYPE_DEFINITIONS)) {
       expect(def.type).toBe(name);
@@ -25,6 +26,11 @@ describe('job-type registry', () => {
   it('sends a bundle type to the derivatives call instead of defining it', () => {
     expect(() => definitionFor('clips_vertical')).toThrow(/POST \/jobs\/\{parent_job_id\}\/derivatives/);
     expect(() => definitionFor('clips_horizontal')).toThrow(/offered through the MCP tool/);
+  });
+
+  it('refuses the agent products (no agent definition: their children run), naming their MCP tool', () => {
+    expect(() => definitionFor('clips_from_video')).toThrow(/clips_from_video is an agent product offered through the MCP tool/);
+    expect(() => definitionOf('clips_youtube')).toThrow(/clips_youtube is an agent product/);
   });
 
   it('walks each type’s stages through the transition table: queue, forward, requeue, complete, fail', () => {

@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
+import { isAgentProduct } from '@cutroom/shared/products';
 import type { Tx } from '../db/database.ts';
 import { jobs } from '../db/schema.ts';
 import { addMs } from '../lib/clock.ts';
+import { productChildEnded } from './products/product-status.ts';
 import { transitionJob } from './transition-job.ts';
 
 const ENDED = new Set(['completed', 'failed', 'deleted']);
@@ -15,11 +17,14 @@ const ENDED = new Set(['completed', 'failed', 'deleted']);
  *
  * Called in the transaction that ended a child (fail-job.ts, end-attempt.ts). The bundle row is
  * locked first, so two children ending at once are decided one after the other and the second
- * sees the first one's end: the last child to end always settles the bundle.
+ * sees the first one's end: the last child to end always settles the bundle. An agent product's
+ * children (its find_clips step, then its clips) are decided by products/product-status.ts instead:
+ * a product captures less of its hold rather than refunding shares.
  */
 export async function settleBundle(tx: Tx, bundleId: string, now: Date) {
   const [bundle] = await tx.select().from(jobs).where(eq(jobs.id, bundleId)).limit(1).for('update');
   if (bundle?.status !== 'analyzing') return null;
+  if (isAgentProduct(bundle.jobType)) return productChildEnded(tx, bundle, now);
   const children = await tx
     .select({ id: jobs.id, status: jobs.status, errorCode: jobs.errorCode, errorMessage: jobs.errorMessage })
     .from(jobs)

@@ -45,19 +45,24 @@ async function bundleParent(ctx: Ctx, type: BundleJobType, sessionId: string, pa
  * one: a clip given by start/end needs no document.
  */
 async function candidatesOf(ctx: Ctx, parent: ParentView): Promise<ClipCandidate[]> {
-  const gone = () =>
-    bad(`source_job_id ${parent.job.id} no longer has its clips output (it was deleted), so candidate ids cannot be resolved: give start and end instead`);
+  const candidates = await storedCandidates(ctx, parent.job.id);
+  if (candidates) return candidates;
+  throw bad(`source_job_id ${parent.job.id} no longer has its clips output (it was deleted), so candidate ids cannot be resolved: give start and end instead`);
+}
+
+/** A find_clips job's candidates from its stored clips v1 document; null when it has none any more (deleted). */
+export async function storedCandidates(ctx: Ctx, jobId: string): Promise<ClipCandidate[] | null> {
   const [row] = await ctx.db
     .select({ key: jobOutputs.storageKey })
     .from(jobOutputs)
-    .where(and(eq(jobOutputs.jobId, parent.job.id), eq(jobOutputs.role, 'clips')))
+    .where(and(eq(jobOutputs.jobId, jobId), eq(jobOutputs.role, 'clips')))
     .limit(1);
-  if (!row?.key) throw gone();
+  if (!row?.key) return null;
   let bytes: Buffer;
   try {
     bytes = await ctx.blobs.getBytes(row.key);
   } catch (err) {
-    if (err instanceof BlobNotFoundError) throw gone();
+    if (err instanceof BlobNotFoundError) return null;
     throw err;
   }
   // Checked against the schema when the parent completed; parsed again so a bad object is ours, not a crash.
@@ -68,7 +73,7 @@ async function candidatesOf(ctx: Ctx, parent: ParentView): Promise<ClipCandidate
     body = null;
   }
   const doc = ClipsV1.safeParse(body);
-  if (!doc.success) throw new Error(`clips document of job ${parent.job.id} does not match clips v1`);
+  if (!doc.success) throw new Error(`clips document of job ${jobId} does not match clips v1`);
   return doc.data.candidates;
 }
 
@@ -93,8 +98,8 @@ function windowOf(clip: BundleClip, n: number, candidates: ClipCandidate[]): { s
   return { start: c.start, end: c.end, title: clip.title ?? c.title.slice(0, LIMITS.titleMaxChars), candidate: c.id };
 }
 
-/** One clip as the child type's CreateJobRequest, so its own prepare() validates it against the parent. */
-function childRequest(type: BundleJobType, clip: BundleClip, n: number, parent: ParentView, w: ReturnType<typeof windowOf>): CreateJobRequest {
+/** One clip as the child type's CreateJobRequest, so its own prepare() validates it against the parent (agent products reuse it). */
+export function childRequest(type: BundleJobType, clip: BundleClip, n: number, parent: ParentView, w: ReturnType<typeof windowOf>): CreateJobRequest {
   if (type === 'clips_horizontal') {
     const vertical = VERTICAL_ONLY.filter((k) => clip[k] !== undefined);
     if (vertical.length) throw bad(`clip ${n}: ${vertical.join(', ')} apply to clips_vertical; clips_horizontal keeps the source's own framing`);
@@ -153,12 +158,14 @@ export async function createBundle(
   sessionId: string,
   parentId: string,
   req: { job_type: BundleJobType; clips: BundleClip[] },
+  /** REST sells bundles by hosted card checkout only; MCP also takes MPP credentials on both rails (service/bundle-calls.ts payBundleCall). */
+  opts: { checkoutOnly: boolean } = { checkoutOnly: true },
 ): Promise<CreateBundleResponse> {
   const type = req.job_type;
   if (req.clips.length < 1 || req.clips.length > LIMITS.clipsPerBatchMax) {
     throw bad(`clips takes 1-${LIMITS.clipsPerBatchMax} entries (got ${req.clips.length}): one bundle is at most ${LIMITS.clipsPerBatchMax} clips`);
   }
-  if (ctx.billing.enabled && !ctx.billing.card) {
+  if (opts.checkoutOnly && ctx.billing.enabled && !ctx.billing.card) {
     throw new AppError('invalid_request', 'clip bundles are paid by hosted card checkout, which is not configured on this server');
   }
   const parent = await bundleParent(ctx, type, sessionId, parentId);

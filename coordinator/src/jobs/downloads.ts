@@ -12,7 +12,15 @@ export type DownloadResult = { kind: 'url'; download_url: string; output_id: str
  * GET /jobs/{id}/outputs/{role}/download. `srt` (or no format) answers a presigned URL; the
  * other transcript formats are rendered from the stored transcript v2 and returned inline.
  */
-export async function downloadOutput(ctx: Ctx, sessionId: string, jobId: string, role: string, format: string | undefined): Promise<DownloadResult> {
+export async function downloadOutput(
+  ctx: Ctx,
+  sessionId: string,
+  jobId: string,
+  role: string,
+  format: string | undefined,
+  /** `inline`: the SRT too comes back as its text (MCP reads transcripts inline), not as a URL. */
+  opts: { inline?: boolean } = {},
+): Promise<DownloadResult> {
   if (format !== undefined && !isTranscriptFormat(format)) {
     throw new AppError('invalid_format', `invalid format ${JSON.stringify(format)}; use one of ${TRANSCRIPT_FORMATS.join(', ')}`);
   }
@@ -27,6 +35,9 @@ export async function downloadOutput(ctx: Ctx, sessionId: string, jobId: string,
     .limit(1);
   if (!out || job.status === 'deleted') {
     throw new AppError('not_found', `job ${job.id} has no output ${role}${job.status === 'completed' ? '' : ` (job status is ${job.status})`}`);
+  }
+  if ((format === undefined || format === 'srt') && opts.inline && out.storageKey && role === 'transcript') {
+    return { kind: 'inline', body: (await ctx.blobs.getBytes(out.storageKey)).toString('utf8'), contentType: 'application/x-subrip' };
   }
   if (format === undefined || format === 'srt') {
     if (!out.storageKey) return { kind: 'url', download_url: out.externalUrl!, output_id: out.id };

@@ -47,6 +47,8 @@ export async function failJob(
     },
   });
   // Same transaction: the job cannot end failed without its refund queued (the refunder pays it out).
+  // An agent product's child finds no charge to share (its product holds a card authorization, a
+  // `hold` row, never a `charge`): nothing is refunded; its product captures less instead.
   if (row?.bundleJobId) {
     if (FAILURES[input.code].refund) await queueShareRefund(tx, { id: row.id, bundleJobId: row.bundleJobId, priceCents: row.priceCents }, input.now);
     await settleBundle(tx, row.bundleJobId, input.now);

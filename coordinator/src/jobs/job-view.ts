@@ -1,9 +1,11 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Job, JobOutput } from '@cutroom/shared/api';
 import { isBundleJobType, type BundleChildSummary, type BundleChildView } from '@cutroom/shared/bundles';
+import { isAgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../context.ts';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import type { JobRow } from './job-access.ts';
+import { productParams } from './products/product-params.ts';
 
 type OutputRow = typeof jobOutputs.$inferSelect;
 
@@ -49,36 +51,46 @@ const encoderOf = (job: JobRow): 'libx264' | 'h264_nvenc' | null => {
   return e === 'libx264' || e === 'h264_nvenc' ? e : null;
 };
 
+/** An agent product's find_clips step as its child 0 (once it exists: complete-upload creates it); its window is the whole upload. */
+function productStep(job: JobRow): BundleChildSummary[] {
+  if (!isAgentProduct(job.jobType) || job.status === 'pending' || job.status === 'uploading') return [];
+  return [{ index: 0, job_id: productParams(job).find_clips.job_id, candidate_id: null, start: 0, end: 0, title: null }];
+}
+
 /**
  * A clip bundle's children, in the order of its `clips`, and their outputs as the bundle's own:
  * each child output appears with its role suffixed by the clip's position (`clip_1`,
  * `subjects_1`, …) and `job_id` naming the child, so one poll of the bundle gives every file.
+ * An agent product also shows its find_clips step first (index 0), whose outputs keep their own
+ * roles (transcript, clips).
  */
 async function bundleParts(ctx: Ctx, job: JobRow): Promise<{ children: BundleChildView[]; outputs: JobOutput[] }> {
-  const clips = (job.params['clips'] ?? []) as BundleChildSummary[];
+  const clips = [...productStep(job), ...((job.params['clips'] ?? []) as BundleChildSummary[])];
   const ids = clips.map((c) => c.job_id);
   if (!ids.length) return { children: [], outputs: [] };
   const rows = await ctx.db.select().from(jobs).where(inArray(jobs.id, ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
   const children = clips.flatMap((c): BundleChildView[] => {
     const r = byId.get(c.job_id);
-    return r ? [{ ...c, status: r.status, payment_status: r.paymentStatus, error_message: r.errorMessage }] : [];
+    const window = c.index === 0 ? { end: r?.durationSeconds ?? 0 } : {};
+    return r ? [{ ...c, ...window, job_type: r.jobType, status: r.status, payment_status: r.paymentStatus, error_message: r.errorMessage }] : [];
   });
   if (job.status === 'deleted') return { children, outputs: [] };
   const live = rows.filter((r) => r.status !== 'deleted').map((r) => r.id);
   const outs = live.length ? await ctx.db.select().from(jobOutputs).where(inArray(jobOutputs.jobId, live)) : [];
   const indexOf = new Map(clips.map((c) => [c.job_id, c.index]));
   outs.sort((a, b) => indexOf.get(a.jobId)! - indexOf.get(b.jobId)! || a.role.localeCompare(b.role));
-  const outputs = await Promise.all(outs.map((o) => toOutput(ctx, byId.get(o.jobId)!, o, `${o.role}_${indexOf.get(o.jobId)}`)));
+  const roleOf = (o: OutputRow) => (indexOf.get(o.jobId) === 0 ? o.role : `${o.role}_${indexOf.get(o.jobId)}`);
+  const outputs = await Promise.all(outs.map((o) => toOutput(ctx, byId.get(o.jobId)!, o, roleOf(o))));
   return { children, outputs };
 }
 
 /**
- * The spec's Job resource, with fresh presigned URLs on every output. A clip bundle adds
- * `children` (shared/src/api.ts Job) and shows its children's outputs.
+ * The spec's Job resource, with fresh presigned URLs on every output. A clip bundle or an agent
+ * product adds `children` (shared/src/api.ts Job) and shows its children's outputs.
  */
 export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { children?: BundleChildView[] }> {
-  const bundle = isBundleJobType(job.jobType) ? await bundleParts(ctx, job) : null;
+  const bundle = isBundleJobType(job.jobType) || isAgentProduct(job.jobType) ? await bundleParts(ctx, job) : null;
   const outputs =
     job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
   return {

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { isBundleJobType } from '@cutroom/shared/bundles';
+import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { jobs, type JobPatch } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
@@ -12,16 +13,18 @@ import { transitionJob } from './transition-job.ts';
  * Records a payment inside the transaction that books the charge (payments call back into jobs
  * only through the `onSettled` they are handed, never directly): an upload job moves pending →
  * uploading; a no-upload derivative starts at once (pending → its first stage + a wake-up), since
- * paying is what /process is for; a clip bundle starts its children (startBundle). Returns false
- * when the job was no longer pending (the caller must then refund).
+ * paying is what /process is for; a clip bundle starts its children (startBundle). An agent product
+ * is an upload job (paid by a hold: pending → uploading). Returns false when the job was no longer
+ * pending (the caller must then refund).
  */
 export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Date): Promise<boolean> {
   const patch: JobPatch = { paymentStatus: 'paid', paymentRail: s.rail, paymentReference: s.reference, payer: s.payer, amountPaidCents: settlementCents(s) };
   const [job] = await tx.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job) return false;
   if (isBundleJobType(job.jobType)) return (await startBundle(tx, jobId, now, `paid (${s.method})`, patch)) !== null;
-  const def = definitionOf(job.jobType);
-  if (def.facts.input.kind === 'parent') return (await startDerivative(tx, jobId, job.jobType, now, `paid (${s.method}) and started`, patch)) !== null;
+  // From the type's facts, not its definition: an agent product has none (its children run).
+  if (JOB_TYPES[job.jobType as JobType].input.kind === 'parent')
+    return (await startDerivative(tx, jobId, job.jobType, now, `paid (${s.method}) and started`, patch)) !== null;
   const row = await transitionJob(tx, { jobId, from: 'pending', to: 'uploading', reason: `paid (${s.method})`, now, patch });
   return row !== null;
 }

@@ -4,6 +4,8 @@ import type { Tx } from '../db/database.ts';
 import { jobs, type JobRow } from '../db/schema.ts';
 import { addMs } from '../lib/clock.ts';
 import { queueRefund } from '../payments/ledger.ts';
+import { isAgentProduct } from '@cutroom/shared/products';
+import { productExpired } from './products/product-status.ts';
 import { transitionJob } from './transition-job.ts';
 
 /**
@@ -35,11 +37,13 @@ export function abandonedWhere(now: Date, config: Pick<CoordinatorConfig, 'PRESI
 /**
  * An abandoned open job becomes `deleted`, its objects scheduled for removal now (expires_at =
  * now: the sweeper's purge pass deletes `jobs/<id>/`). Nothing was processed, so a paid job is
- * paid back, in the same transaction. Null when the job moved meanwhile (paid, upload completed).
+ * paid back, in the same transaction; an agent product held its payment (a card hold, nothing
+ * taken), so the release of that hold is made due instead (products/product-status.ts), never a
+ * refund. Null when the job moved meanwhile (paid, upload completed).
  */
 export async function expireOpenJob(
   tx: Tx,
-  job: Pick<JobRow, 'id' | 'status' | 'paymentStatus'>,
+  job: Pick<JobRow, 'id' | 'status' | 'paymentStatus' | 'jobType'>,
   now: Date,
   config: Pick<CoordinatorConfig, 'PRESIGN_TTL_SECONDS'>,
 ): Promise<JobRow | null> {
@@ -61,6 +65,7 @@ export async function expireOpenJob(
       ...(paid && { paymentStatus: 'refunded' as const }),
     },
   });
-  if (row && paid) await queueRefund(tx, job.id, now);
+  if (row && paid && isAgentProduct(row.jobType)) await productExpired(tx, row, now);
+  else if (row && paid) await queueRefund(tx, job.id, now);
   return row;
 }

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { isUploadJobType } from '@cutroom/shared/job-types';
+import { isAgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../context.ts';
 import { jobs, type JobRow } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
@@ -8,6 +9,8 @@ import { AppError } from '../lib/app-error.ts';
 import type { BlobHead } from '../storage/blob-store.ts';
 import { reloadJob, sourceKeyOf, uploadKeyOf } from './job-access.ts';
 import { uploadUrlExpiry } from './open-job-expiry.ts';
+import { productSourceKey } from './products/product-params.ts';
+import { startProduct } from './products/start-product.ts';
 import { transitionJob } from './transition-job.ts';
 import { isActive } from './transitions.ts';
 
@@ -63,11 +66,11 @@ async function checkSize(ctx: Ctx, key: string, head: BlobHead): Promise<void> {
  * job's source key inside the store, and checks what was committed again. The upload URL may
  * still be valid, but nothing it writes can reach the committed source, so the file agents
  * process is the one measured here (S3 cannot bound a presigned PUT's size; this is the bound).
- * Returns the committed head, or null when nothing was uploaded.
+ * Returns the committed head, or null when nothing was uploaded. `source` is the job's own source
+ * key, or for an agent product its find_clips child's (the child processes the upload).
  */
-async function commitUpload(ctx: Ctx, job: JobRow): Promise<BlobHead | null> {
+async function commitUpload(ctx: Ctx, job: JobRow, source: string): Promise<BlobHead | null> {
   const uploaded = uploadKeyOf(job.id);
-  const source = sourceKeyOf(job.id);
   const head = await ctx.blobs.head(uploaded);
   if (!head) {
     // Already committed by an earlier call that did not get to queue the job (or written by a URL
@@ -84,8 +87,9 @@ async function commitUpload(ctx: Ctx, job: JobRow): Promise<BlobHead | null> {
 
 /**
  * Completes an upload: commits the stored object (within limits), then queues the job: status →
- * its type's first stage and an outbox wake-up, in one transaction. Repeating the call on a
- * queued or running job answers `processing` again.
+ * its type's first stage and an outbox wake-up, in one transaction. An agent product instead moves
+ * to `analyzing` and starts its find_clips child on the upload (products/start-product.ts).
+ * Repeating the call on a queued or running job answers `processing` again.
  */
 export async function completeUpload(ctx: Ctx, job: JobRow) {
   requireUploadJob(job);
@@ -94,14 +98,16 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
   if (isActive(job.status)) return reply;
   if (job.status !== 'uploading') throw new AppError('conflict', `this job cannot start processing (status ${job.status})`);
 
-  const head = await commitUpload(ctx, job);
+  const product = isAgentProduct(job.jobType);
+  const key = product ? productSourceKey(job) : sourceKeyOf(job.id);
+  const head = await commitUpload(ctx, job, key);
   if (!head) {
     if (isActive((await reloadJob(ctx.db, job.id)).status)) return reply; // a concurrent call committed and queued it
     throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
   }
-  const key = sourceKeyOf(job.id);
   const now = ctx.clock.now();
   const moved = await ctx.db.transaction(async (tx) => {
+    if (product) return startProduct(tx, job, head, now);
     const row = await transitionJob(tx, {
       jobId: job.id,
       from: 'uploading',

@@ -13,13 +13,20 @@ export const PAID_OPERATIONS = [
   { method: 'get', path: '/api/test', product: 'smoke_test' },
 ] as const;
 
+const MCP_ONLY_CHAIN = 'the chain (USDC) rate is offered only through MCP; the REST derivatives route is card only';
+const HOLD_UNIT = 'worst-case card hold, charged for what is delivered';
+
 /** Every row of the price table, in both rails' base units and for display. */
 export function priceTable() {
-  const row = (product: string, p: { cardCents: number; chainUnits: number | null }, extra: Record<string, string> = {}) => ({
+  const row = (
+    product: string,
+    p: { cardCents: number; chainUnits: number | null },
+    extra: { media?: 'audio' | 'video'; unit?: string; note?: string } = {},
+  ) => ({
     product,
     ...extra,
-    chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC', decimals: 6 },
-    card: { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD', decimals: 2 },
+    chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC' as const, decimals: 6 },
+    card: { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD' as const, decimals: 2 },
   });
   return [
     row('transcribe', PRICES.transcribe.audio, { media: 'audio' }),
@@ -29,11 +36,13 @@ export function priceTable() {
     row('find_clips', PRICES.find_clips.video, { media: 'video' }),
     row('extract_clip', PRICES.extract_clip, { unit: 'per call' }),
     row('extract_vertical_clip', PRICES.extract_vertical_clip, { unit: 'per call' }),
-    row('clips_vertical', PRICES.clips_vertical, { unit: 'per clip' }),
-    row('clips_horizontal', PRICES.clips_horizontal, { unit: 'per clip' }),
+    // The REST derivatives route takes card only (hosted checkout, quantity N); MCP takes both rails.
+    row('clips_vertical', PRICES.clips_vertical, { unit: 'per clip', note: MCP_ONLY_CHAIN }),
+    row('clips_horizontal', PRICES.clips_horizontal, { unit: 'per clip', note: MCP_ONLY_CHAIN }),
     row('publish_video', PRICES.publish_video),
     row('edit_from_transcript', PRICES.edit_from_transcript),
-    row('clips_from_video', PRICES.clips_bundle_hold, { unit: 'worst-case card hold, charged for what is delivered' }),
+    row('clips_from_video', PRICES.clips_bundle_hold, { unit: HOLD_UNIT, note: 'card only; through MCP' }),
+    row('clips_youtube', PRICES.clips_bundle_hold, { unit: HOLD_UNIT, note: 'card only; through MCP' }),
     row('smoke_test', PRICES.smoke_test),
   ];
 }

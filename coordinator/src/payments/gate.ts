@@ -20,6 +20,7 @@ import {
   deferConsumption,
   failConsumption,
   isOpen,
+  ledgerKindOf,
   type Outcome,
   recordChainTx,
   releaseConsumption,
@@ -265,8 +266,9 @@ interface CardPayment {
   onSettled: OnSettled;
 }
 
-/** Charges the SPT. A decline is final (nothing charged, the credential is free again); any other
- * failure leaves the charge open: it is re-run under the same idempotency key until it resolves. */
+/** Charges the SPT, or for a hold (`charge.hold`) authorizes it with manual capture. A decline is
+ * final (nothing charged, the credential is free again); any other failure leaves the charge open:
+ * it is re-run under the same idempotency key until it resolves. */
 async function settleByCard(deps: GateDeps, p: CardPayment): Promise<Settlement> {
   const card = deps.billing.card!;
   const params = {
@@ -276,12 +278,13 @@ async function settleByCard(deps: GateDeps, p: CardPayment): Promise<Settlement>
     idempotencyKey: stripeIdempotencyKey(p.challengeId, p.spt),
     metadata: { job_id: p.charge.jobId ?? '', challenge_id: p.challengeId },
   };
-  const attempt = attemptOf(p, 'card', null, { rail: 'card', ...params });
+  const hold = p.charge.hold === true;
+  const attempt = attemptOf(p, 'card', null, { rail: 'card', ...params, ...(hold && { captureMethod: 'manual' as const }) });
   const resumed = await claim(deps, attempt, p.onSettled, p.challengeId);
   if (resumed) return resumed;
   let outcome: Outcome;
   try {
-    const { paymentIntentId } = await card.chargeSpt(params);
+    const { paymentIntentId } = hold ? await card.authorizeHold(params) : await card.chargeSpt(params);
     outcome = { status: 'settled', reference: paymentIntentId };
   } catch (err) {
     if (err instanceof PaymentProblem || err instanceof AppError) {
@@ -332,7 +335,8 @@ async function claim(deps: GateDeps, attempt: Attempt, onSettled: OnSettled, cha
 async function conclude(deps: GateDeps, attempt: Attempt, outcome: Outcome, onSettled: OnSettled, problem?: Error): Promise<Settlement> {
   const now = deps.clock.now();
   if (outcome.status === 'settled') {
-    const { result, settlement } = await settleConsumption(deps.db, attempt.key, outcome.reference, { ledgerJobId: attempt.ledgerJobId }, onSettled, now);
+    const book = { ledgerJobId: attempt.ledgerJobId, kind: ledgerKindOf(attempt.recovery) };
+    const { result, settlement } = await settleConsumption(deps.db, attempt.key, outcome.reference, book, onSettled, now);
     // The reconciler booked it a moment earlier, with its own onSettled (the job marked paid, or
     // the money queued back when there was no job): this request's onSettled did not run.
     if (result === 'already') {

@@ -5,8 +5,20 @@ import { checkoutSessions, sessions } from '../db/schema.ts';
 import type { JobRow } from '../db/schema.ts';
 import type { Charge } from './types.ts';
 
-/** What one job costs on each rail, from the prices stored on it at creation. */
+/** Whether a job's type is paid by a card hold of its worst case (the agent products), not a charge. */
+export const isHeldJob = (job: Pick<JobRow, 'jobType'>): boolean => JOB_TYPES[job.jobType as JobType].pricing.by === 'hold';
+
+/** What one job costs on each rail, from the prices stored on it at creation; a held job is a card hold. */
 export function jobCharge(job: Pick<JobRow, 'id' | 'jobType' | 'mediaKind' | 'priceCents' | 'priceChainUnits'>): Charge {
+  if (isHeldJob(job)) {
+    const usd = (job.priceCents / 100).toFixed(2);
+    return {
+      description: `cutroom ${job.jobType} job ${job.id}: a hold of up to USD ${usd}, charged for what is delivered`,
+      jobId: job.id,
+      amounts: { card: BigInt(job.priceCents) },
+      hold: true,
+    };
+  }
   return {
     description: `cutroom ${job.jobType}${job.mediaKind ? ` (${job.mediaKind})` : ''} job ${job.id}`,
     jobId: job.id,
@@ -55,6 +67,8 @@ export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_
     quantity: line.quantity,
     description: line.quantity > 1 ? `cutroom ${job.jobType}: ${line.quantity} clips (bundle ${job.id})` : jobCharge(job).description,
     idempotencyKey: `checkout:${job.id}`,
+    // A held job's checkout only authorizes: the webhook books a hold, the job captures what it delivered.
+    ...(isHeldJob(job) && { captureMethod: 'manual' as const }),
   });
   const now = ctx.clock.now();
   await ctx.db

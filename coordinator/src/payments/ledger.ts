@@ -51,7 +51,10 @@ export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow
   return existing!;
 }
 
-/** The settled charge that paid a job (its reference is the job's payment_reference). */
+/**
+ * The settled charge that paid a job (its reference is the job's payment_reference). A job paid by
+ * a hold (an agent product) has none: a hold is captured or released (holds.ts), never refunded.
+ */
 export async function findCharge(db: DbOrTx, jobId: string): Promise<LedgerRow | null> {
   const [job] = await db.select({ ref: jobs.paymentReference }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
   if (!job?.ref) return null;

@@ -19,7 +19,8 @@ export interface Offer {
  * Builds the offer for a charge. Requests are deterministic in (charge, config), so the one
  * rebuilt when a credential arrives is what its echo is compared with. The card method is
  * offered only where a processor accepts the amount (USD 0.50 minimum) and a network profile
- * is configured; hosted checkout covers cards otherwise. `issuedTo` (the caller's owner tag) and
+ * is configured; hosted checkout covers cards otherwise. A hold (`charge.hold`) is card only: it
+ * offers the card method alone, never the chain or x402. `issuedTo` (the caller's owner tag) and
  * the charge's `requestBinding` are bound into each challenge's `opaque`, and into the x402
  * offer's challenge (`extensions["cutroom-challenge"]`, with the resource and the job).
  */
@@ -27,7 +28,8 @@ export function buildOffer(billing: Billing, charge: Charge, resourceUrl: string
   const expires = new Date(now.getTime() + billing.challengeTtlSeconds * 1000);
   const externalId = charge.jobId ?? undefined;
   const requests: Offer['requests'] = {};
-  const chainAmount = charge.amounts.chain;
+  // A hold is an authorization on a card; the chain rail can only take money outright.
+  const chainAmount = charge.hold ? undefined : charge.amounts.chain;
   if (billing.chain && chainAmount !== undefined) {
     requests.evm = buildEvmRequest({
       amount: chainAmount,

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import { paymentConsumptions } from '../db/schema.ts';
 import { queueSettlementRefund } from './ledger.ts';
-import { checkConsumption, deferConsumption, failConsumption, settleConsumption, settlingStaleMs } from './settlement.ts';
+import { checkConsumption, deferConsumption, failConsumption, ledgerKindOf, type Recovery, settleConsumption, settlingStaleMs } from './settlement.ts';
 import type { Settlement } from './types.ts';
 
 /**
@@ -62,7 +62,7 @@ export async function reconcilePayments(ctx: Ctx, onSettled: OnPaymentSettled, o
           ctx.db,
           row.challengeId,
           outcome.reference,
-          { ledgerJobId: jobId },
+          { ledgerJobId: jobId, kind: ledgerKindOf(row.recovery as Recovery | null) },
           async (tx, s) => {
             if (jobId && (await onSettled(tx, jobId, s, now))) return;
             await queueSettlementRefund(tx, jobId, s, now, 'unclaimed');

@@ -19,12 +19,12 @@ import { PaymentProblem, type Settlement } from './types.ts';
 
 export type ConsumptionRow = typeof paymentConsumptions.$inferSelect;
 
-/** The ledger charge a consumption stands for (its state and key are the caller's). */
+/** The ledger charge (or hold) a consumption stands for (its state and key are the caller's). */
 function chargeOf(row: ConsumptionRow) {
   return {
     jobId: row.ledgerJobId,
     rail: (row.rail ?? 'chain') as Rail,
-    kind: 'charge' as const,
+    kind: ledgerKindOf(row.recovery as Recovery | null),
     amount: row.amount ?? 0n,
     currency: row.currency ?? '',
     reference: row.reference,
@@ -55,7 +55,12 @@ export type Recovery =
       currency: string;
       idempotencyKey: string;
       metadata: Record<string, string>;
+      /** `manual`: a hold (Charge.hold), re-run as an authorization, booked as a `hold`. */
+      captureMethod?: 'manual';
     };
+
+/** What the ledger books for a consumption: a hold for a manual-capture card payment, else a charge. */
+export const ledgerKindOf = (r: Recovery | null | undefined): 'charge' | 'hold' => (r?.rail === 'card' && r.captureMethod === 'manual' ? 'hold' : 'charge');
 
 /** One settlement attempt as the gate starts it. */
 export interface Attempt {
@@ -162,7 +167,8 @@ export async function settleConsumption(
   db: Db,
   key: string,
   reference: string,
-  book: { ledgerJobId: string | null },
+  /** `kind`: what the ledger books (default a charge; a hold for Charge.hold, see ledgerKindOf). */
+  book: { ledgerJobId: string | null; kind?: 'charge' | 'hold' },
   onSettled: (tx: Tx, s: Settlement) => Promise<void>,
   now: Date,
 ): Promise<{ result: 'applied' | 'already'; settlement: Settlement }> {
@@ -177,7 +183,8 @@ export async function settleConsumption(
       if (done?.state === 'settled' && done.reference) return { result: 'already' as const, settlement: settlementOf(done, done.reference) };
       throw new AppError('conflict', 'this payment was resolved by another request meanwhile; repeat the call');
     }
-    const s = settlementOf(row, reference);
+    const kind = book.kind ?? 'charge';
+    const s: Settlement = { ...settlementOf(row, reference), ...(kind === 'hold' && { intent: 'hold' as const }) };
     const [open] = await tx
       .select()
       .from(ledgerEntries)
@@ -192,7 +199,7 @@ export async function settleConsumption(
       await recordMovement(tx, {
         jobId: book.ledgerJobId,
         rail: s.rail,
-        kind: 'charge',
+        kind,
         amount: s.amount,
         currency: s.currency,
         state: 'done',
@@ -296,13 +303,8 @@ export async function checkRecovery(billing: Billing, r: Recovery | null): Promi
   if (!billing.card) return { status: 'unknown', reason: 'card rail not configured' };
   try {
     // Same parameters, same idempotency key: the processor replays the first result, or runs it now.
-    const { paymentIntentId } = await billing.card.chargeSpt({
-      spt: r.spt,
-      amountCents: r.amountCents,
-      currency: r.currency,
-      idempotencyKey: r.idempotencyKey,
-      metadata: r.metadata,
-    });
+    const input = { spt: r.spt, amountCents: r.amountCents, currency: r.currency, idempotencyKey: r.idempotencyKey, metadata: r.metadata };
+    const { paymentIntentId } = r.captureMethod === 'manual' ? await billing.card.authorizeHold(input) : await billing.card.chargeSpt(input);
     return { status: 'settled', reference: paymentIntentId };
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);

@@ -51,6 +51,12 @@ export interface Charge {
    */
   requestBinding?: string;
   amounts: Partial<Record<Rail, bigint>>;
+  /**
+   * Authorize `amounts.card` without taking it (a manual-capture PaymentIntent) instead of charging:
+   * for a job whose price depends on what it delivers (the agent products: the worst case is held,
+   * what was delivered captured later, payments/holds.ts). Card only; settlement books a `hold`.
+   */
+  hold?: boolean;
 }
 
 /** A settled payment, written to the ledger by the caller. */
@@ -63,4 +69,6 @@ export interface Settlement {
   reference: string;
   /** Who paid: `did:pkh:eip155:<id>:<address>` or the card processor's customer/PM reference. */
   payer: string | null;
+  /** `hold`: authorized, not taken (captured later for what was delivered); absent for a charge. */
+  intent?: 'hold';
 }

@@ -3,8 +3,9 @@ import type { Ctx } from '../context.ts';
 import { createBundle } from '../jobs/create-bundle.ts';
 import { missingSession } from '../jobs/create-job.ts';
 import { AppError } from '../lib/app-error.ts';
-import { sessionOf } from './caller.ts';
-import type { Credentials } from './credentials.ts';
+import { payIfDue } from '../jobs/pay-job.ts';
+import { jobForGatedCall, sessionOf } from './caller.ts';
+import { paymentInputOf, type Credentials } from './credentials.ts';
 import type { Served } from './job-calls.ts';
 
 /** Where a bundle type that a transport does not offer is offered instead. */
@@ -26,6 +27,8 @@ export async function createBundleCall(
   parentId: string,
   req: CreateBundleRequest,
   offered: readonly BundleJobType[] = BUNDLE_JOB_TYPES,
+  /** false where the transport also takes MPP credentials for bundles (MCP: payBundleCall), so a chain-only server sells them too. */
+  checkoutOnly = true,
 ): Promise<Served<CreateBundleResponse>> {
   if (!creds.bearer) throw missingSession();
   const session = await sessionOf(ctx, creds);
@@ -37,5 +40,19 @@ export async function createBundleCall(
     );
   }
   if (!offered.includes(type)) throw new AppError('invalid_request', ELSEWHERE[type]);
-  return { value: await createBundle(ctx, session.id, parentId, { job_type: type, clips: req.clips }), receipt: {} };
+  return { value: await createBundle(ctx, session.id, parentId, { job_type: type, clips: req.clips }, { checkoutOnly }), receipt: {} };
+}
+
+/**
+ * Pays for a bundle with a payment credential (MCP offers both rails for bundles: N × the per-clip
+ * price in USDC or USD), starting its clips in the transaction that books the payment
+ * (mark-paid.ts startBundle). Unpaid and no credential: the gate's 402. Billing off or already
+ * paid (its checkout completed): nothing to pay, the clips are running.
+ */
+export async function payBundleCall(ctx: Ctx, creds: Credentials, bundleId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
+  const job = await jobForGatedCall(ctx, creds, bundleId);
+  if (!isBundleJobType(job.jobType)) throw new AppError('wrong_endpoint', `job ${bundleId} is not a clip bundle (job_type ${job.jobType})`);
+  if (job.status === 'deleted') throw new AppError('conflict', `bundle ${bundleId} has expired or was deleted; create a new one`);
+  const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
+  return { value: { job_id: bundleId, status: 'processing' }, receipt: paid.receipt };
 }

@@ -6,8 +6,10 @@
  */
 export type { Credentials } from './credentials.ts';
 export type { Served } from './job-calls.ts';
-export { createBundleCall } from './bundle-calls.ts';
+export { createBundleCall, payBundleCall } from './bundle-calls.ts';
+export { jobEventsCall, type JobStreamEvent } from './event-calls.ts';
 export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
 export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';
+export { createProductCall } from './product-calls.ts';
 export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';
 export { createSessionCall, currentSessionCall } from './session-calls.ts';

@@ -5,8 +5,15 @@ import { sessionOf } from './caller.ts';
 import type { Credentials } from './credentials.ts';
 
 /** An output as a presigned URL, or a transcript rendered inline in the asked format. */
-export async function downloadCall(ctx: Ctx, creds: Credentials, jobId: string, role: string, format: string | undefined): Promise<DownloadResult> {
-  return downloadOutput(ctx, (await sessionOf(ctx, creds)).id, jobId, role, format);
+export async function downloadCall(
+  ctx: Ctx,
+  creds: Credentials,
+  jobId: string,
+  role: string,
+  format: string | undefined,
+  opts: { inline?: boolean } = {},
+): Promise<DownloadResult> {
+  return downloadOutput(ctx, (await sessionOf(ctx, creds)).id, jobId, role, format, opts);
 }
 
 export async function deleteSourceCall(ctx: Ctx, creds: Credentials, jobId: string) {

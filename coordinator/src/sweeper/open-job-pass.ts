@@ -14,7 +14,7 @@ export function openJobPass(policy: SweepPolicy): SweepPass {
     async run(ctx, now) {
       const result = { expired: 0, errors: 0 };
       const abandoned = await ctx.db
-        .select({ id: jobs.id, status: jobs.status, paymentStatus: jobs.paymentStatus })
+        .select({ id: jobs.id, status: jobs.status, paymentStatus: jobs.paymentStatus, jobType: jobs.jobType })
         .from(jobs)
         .where(and(inArray(jobs.status, [...OPEN_STATUSES]), abandonedWhere(now, ctx.config)))
         .orderBy(asc(jobs.expiresAt))

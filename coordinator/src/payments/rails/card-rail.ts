@@ -44,13 +44,17 @@ export interface CheckoutView {
 }
 
 export interface CardRail extends SptPayments {
-  /** A hosted Checkout Session for one job. `amountCents` is the unit price: the total is amountCents × quantity (default 1). */
+  /**
+   * A hosted Checkout Session for one job. `amountCents` is the unit price: the total is amountCents × quantity (default 1).
+   * `captureMethod: 'manual'`: the payment is only authorized (a hold; the session completes `unpaid`, its PaymentIntent `requires_capture`).
+   */
   createCheckout(input: {
     jobId: string;
     amountCents: number;
     quantity?: number;
     description: string;
     idempotencyKey: string;
+    captureMethod?: 'manual';
   }): Promise<{ id: string; url: string }>;
   getCheckout(id: string): Promise<CheckoutView>;
   /** Verifies the Stripe-Signature over the RAW body and returns the event; PaymentProblem('verification-failed') on a bad or forged signature or a stale timestamp. */
@@ -82,7 +86,7 @@ export function createCardRail(cfg: CardRailConfig): CardRail {
             line_items: [{ quantity, price_data: { currency: RAIL_CURRENCY.card, unit_amount: input.amountCents, product_data: { name: input.description } } }],
             // On the session for the webhook, and on the PaymentIntent for refunds and disputes.
             metadata: { job_id: input.jobId },
-            payment_intent_data: { metadata: { job_id: input.jobId } },
+            payment_intent_data: { metadata: { job_id: input.jobId }, ...(input.captureMethod && { capture_method: input.captureMethod }) },
             client_reference_id: input.jobId,
             success_url: cfg.successUrl,
             cancel_url: cfg.cancelUrl,

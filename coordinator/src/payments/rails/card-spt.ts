@@ -27,6 +27,16 @@ export interface SptPayments {
   release(paymentIntentId: string, idempotencyKey: string): Promise<void>;
   /** Refund after capture (amount optional = all that is left); cancels instead when the PI was never captured. */
   refund(paymentIntentId: string, idempotencyKey: string, amountCents?: number): Promise<{ id: string; kind: 'refund' | 'cancel' }>;
+  /** Where a PaymentIntent stands (a hosted checkout with manual capture ends authorized: `requires_capture`). */
+  getPaymentIntent(paymentIntentId: string): Promise<PaymentIntentView>;
+}
+
+export interface PaymentIntentView {
+  id: string;
+  status: string;
+  captureMethod: string;
+  amountCapturable: number;
+  currency: string;
 }
 
 // Not yet in the stripe-node types: SPTs are a preview feature.
@@ -66,7 +76,7 @@ export function createSptPayments(stripe: Stripe, opts: { sptApiVersion: string 
     return pi;
   }
 
-  const retrieve = (id: string, op: 'capture' | 'release' | 'refund') => callProcessor(op, () => stripe.paymentIntents.retrieve(id));
+  const retrieve = (id: string, op: 'capture' | 'release' | 'refund' | 'lookup') => callProcessor(op, () => stripe.paymentIntents.retrieve(id));
   const isConflict = (err: unknown): boolean => err instanceof AppError && err.code === 'conflict';
 
   async function release(paymentIntentId: string, idempotencyKey: string): Promise<void> {
@@ -111,6 +121,11 @@ export function createSptPayments(stripe: Stripe, opts: { sptApiVersion: string 
     },
 
     release,
+
+    async getPaymentIntent(id) {
+      const pi = await retrieve(id, 'lookup');
+      return { id: pi.id, status: pi.status, captureMethod: pi.capture_method, amountCapturable: pi.amount_capturable, currency: pi.currency };
+    },
 
     async refund(paymentIntentId, idempotencyKey, amountCents) {
       if (amountCents !== undefined && !isWholeCents(amountCents, 1)) {

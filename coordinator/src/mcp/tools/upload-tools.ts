@@ -1,0 +1,110 @@
+import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
+import type { JobType } from '@cutroom/shared/job-types';
+import { completeUploadCall, createJobCall, type Credentials, type Served, uploadUrlCall } from '../../service/index.ts';
+import { type PaymentContext, paymentErrorToMcp } from '../payment.ts';
+import { ensureSession, paidJobOf, type ToolCall } from '../tool-call.ts';
+import { NEXT, type ToolResult } from './tool-result.ts';
+
+/** The tool's arguments as the create request (session_token is the transport's, not the job's). */
+export function requestOf(jobType: string, args: Record<string, unknown>): CreateJobRequest {
+  const { session_token: _t, ...fields } = args;
+  return { job_type: jobType, ...fields } as CreateJobRequest;
+}
+
+/** Rethrows a payment error as MCP's -32042/-32043 with what else the agent needs to pay or go on. */
+export function asMcpPayment(err: unknown, context: PaymentContext): never {
+  throw paymentErrorToMcp(err, context) ?? err;
+}
+
+/** What a created job tells an agent that pays another way (the hosted checkout for browser hosts). */
+export function paymentContextOf(created: Partial<CreateJobResponse> & { job_id: string }, call: ToolCall, extra: PaymentContext = {}): PaymentContext {
+  return {
+    ...extra,
+    job_id: created.job_id,
+    price_cents: created.price_cents,
+    checkout_url: created.checkout_url,
+    card_checkout_session_id: created.card_checkout_session_id,
+    session_token: call.newSessionToken ?? undefined,
+  };
+}
+
+/**
+ * The upload URL of a job, taking its payment first while it is unpaid: the gated call REST's
+ * GET upload-url makes. Unpaid and no credential → -32042 naming the job, so the retry (same
+ * arguments plus the credential) pays this job rather than creating another.
+ */
+export async function uploadStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+  try {
+    const served = await uploadUrlCall(call.ctx, call.creds, jobId);
+    return {
+      value: {
+        job_id: jobId,
+        ...(created?.job_type && { job_type: created.job_type }),
+        ...(created?.price_cents !== undefined && { price_cents: created.price_cents }),
+        payment_status: 'paid',
+        upload_url: served.value.upload_url,
+        ...(call.newSessionToken && { session_token: call.newSessionToken }),
+        next: NEXT.upload,
+      },
+      receipt: served.receipt,
+    };
+  } catch (err) {
+    asMcpPayment(err, paymentContextOf({ ...created, job_id: jobId }, call));
+  }
+}
+
+/** Creates the job of an upload tool with the given credentials (a job type, or an agent product). */
+export type CreateUploadJob = (creds: Credentials) => Promise<Served<CreateJobResponse>>;
+
+/**
+ * An upload job (transcribe, summarize, find_clips, the agent products): create it, pay it,
+ * answer its upload URL. A caller with a session gets the job created pending and the -32042 of
+ * its payment; the paid retry (credential in _meta, its challenge naming the job) continues with
+ * that job. A caller without one, billing on: paid creation, as REST's POST /jobs with a
+ * credential and no bearer (the challenge is bound to the request, the credential creates the job
+ * and a session whose token is in the result). Billing off: a session is created if needed.
+ */
+export async function uploadCreateTool(call: ToolCall, create: CreateUploadJob): Promise<ToolResult> {
+  const paid = paidJobOf(call);
+  if (paid) return uploadStep(call, paid);
+  if (!call.creds.bearer && call.ctx.billing.enabled) {
+    let created: Served<CreateJobResponse>;
+    try {
+      created = await create(call.creds);
+    } catch (err) {
+      asMcpPayment(err, {});
+    }
+    const token = created.value.session_token!;
+    const next = await uploadStep(
+      { ...call, creds: { ...call.creds, bearer: token, authorization: undefined }, credential: null },
+      created.value.job_id,
+      created.value,
+    );
+    return { value: { ...next.value, session_id: created.value.session_id, session_token: token }, receipt: created.receipt };
+  }
+  await ensureSession(call);
+  const created = await create({ ...call.creds, authorization: undefined });
+  return uploadStep(call, created.value.job_id, created.value);
+}
+
+/** transcribe, summarize, find_clips. */
+export function uploadJobTool(call: ToolCall, jobType: JobType, args: Record<string, unknown>): Promise<ToolResult> {
+  return uploadCreateTool(call, (creds) => createJobCall(call.ctx, creds, requestOf(jobType, args)));
+}
+
+/** get_upload_url: a fresh URL, paying first when the job is still unpaid. */
+export function getUploadUrlTool(call: ToolCall, args: { job_id: string }): Promise<ToolResult> {
+  paidJobOf(call, args.job_id);
+  return uploadStep(call, args.job_id);
+}
+
+/** complete_upload: the upload is verified and the job queued (paid first when it is still unpaid). */
+export async function completeUploadTool(call: ToolCall, args: { job_id: string }): Promise<ToolResult> {
+  paidJobOf(call, args.job_id);
+  try {
+    const served = await completeUploadCall(call.ctx, call.creds, args.job_id);
+    return { value: { ...served.value, next: NEXT.wait }, receipt: served.receipt };
+  } catch (err) {
+    asMcpPayment(err, { job_id: args.job_id });
+  }
+}
