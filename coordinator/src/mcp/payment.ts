@@ -1,4 +1,3 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Credential as MppxCredential, PaymentRequest } from 'mppx';
 import { PaymentRequiredError } from '../payments/gate.ts';
 import { toJsonChallenge } from '../payments/mpp/challenge.ts';
@@ -19,6 +18,21 @@ export const RECEIPT_META_KEY = 'org.paymentauth/receipt';
 export const PAYMENT_REQUIRED_CODE = -32042;
 export const PAYMENT_VERIFICATION_FAILED_CODE = -32043;
 const INVALID_PARAMS_CODE = -32602;
+
+/**
+ * A JSON-RPC error the SDK passes through as is (its `code`, `message` and `data`). Not the SDK's
+ * McpError, whose message carries an "MCP error <code>:" prefix on the wire.
+ */
+export class JsonRpcError extends Error {
+  readonly code: number;
+  readonly data: Record<string, unknown>;
+  constructor(code: number, message: string, data: Record<string, unknown>) {
+    super(message);
+    this.name = 'JsonRpcError';
+    this.code = code;
+    this.data = data;
+  }
+}
 
 /** The credential of a call as the `Authorization: Payment …` value the gate reads, or undefined. */
 export function authorizationOfMeta(meta: Record<string, unknown> | undefined): string | undefined {
@@ -50,7 +64,7 @@ export type PaymentContext = Record<string, unknown>;
  * (and, for browser hosts, the hosted checkout URL); a refused credential is -32043 with a fresh
  * offer, a malformed one -32602 (as mppx maps them). Other errors are not payment errors: null.
  */
-export function paymentErrorToMcp(err: unknown, context: PaymentContext = {}): McpError | null {
+export function paymentErrorToMcp(err: unknown, context: PaymentContext = {}): JsonRpcError | null {
   const extras = Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined));
   if (err instanceof PaymentRequiredError) {
     const challenges = err.offer.challenges.map(toJsonChallenge);
@@ -61,11 +75,11 @@ export function paymentErrorToMcp(err: unknown, context: PaymentContext = {}): M
     const message = challenges.length
       ? err.message
       : `${err.message}${extras['checkout_url'] ? ': pay at checkout_url (hosted card checkout), then repeat the call' : ''}`;
-    return new McpError(code, message, { httpStatus: 402, challenges, problem, ...extras });
+    return new JsonRpcError(code, message, { httpStatus: 402, challenges, problem, ...extras });
   }
   if (err instanceof PaymentProblem) {
     const code = err.type === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE;
-    return new McpError(code, err.message, { httpStatus: err.status, challenges: [], problem: problemFromError(err), ...extras });
+    return new JsonRpcError(code, err.message, { httpStatus: err.status, challenges: [], problem: problemFromError(err), ...extras });
   }
   return null;
 }

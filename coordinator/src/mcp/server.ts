@@ -8,7 +8,7 @@ import { errorClassOf } from '../lib/error-class.ts';
 import { PaymentProblem } from '../payments/types.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { MCP_TOOLS, toolInputJsonSchema, toolNamed } from './catalog.ts';
-import { paymentErrorToMcp, receiptMeta } from './payment.ts';
+import { JsonRpcError, paymentErrorToMcp, receiptMeta } from './payment.ts';
 import { type ToolCall, toolCallOf } from './tool-call.ts';
 import { TOOL_HANDLERS, type ToolResult } from './tools/index.ts';
 
@@ -80,7 +80,8 @@ export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup
     const name = req.params.name;
     const tool = toolNamed(name);
     const handler = TOOL_HANDLERS[name];
-    if (!tool || !handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`);
+    if (!tool || !handler)
+      throw new JsonRpcError(ErrorCode.InvalidParams, `unknown tool ${name}; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`, {});
     const wait = tool.limit ? await limits.count(tool.limit) : null;
     if (wait !== null) return rateLimited(name, wait);
     const parsed = tool.input.safeParse(req.params.arguments ?? {});
@@ -104,7 +105,7 @@ export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup
     try {
       return toolResult(await handler(call, parsed.data), call);
     } catch (err) {
-      if (err instanceof McpError) throw err;
+      if (err instanceof McpError || err instanceof JsonRpcError) throw err;
       const payment = paymentErrorToMcp(err);
       if (payment) throw payment;
       return toolError(ctx, err, name);
