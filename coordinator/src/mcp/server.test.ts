@@ -1,0 +1,80 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../app.ts';
+import { transitionJob } from '../jobs/transition-job.ts';
+import { createEngineCtx, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
+import { MCP_TOOLS } from './catalog.ts';
+import { TOOL_HANDLERS } from './tools/index.ts';
+
+let ctx: EngineCtx;
+let app: FastifyInstance;
+beforeAll(async () => {
+  ctx = await createEngineCtx();
+  app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+}, 60_000);
+afterAll(async () => {
+  await app.close();
+  await ctx.close();
+});
+
+let nextId = 1;
+/** One JSON-RPC request to POST /mcp (stateless: no initialize needed), its answer read off the SSE body. */
+async function rpc(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26', ...headers },
+    payload: { jsonrpc: '2.0', id: nextId++, method, params },
+  });
+  const data = res.body
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
+  return { res, message: data.at(-1) as { result?: Record<string, any>; error?: { code: number; message: string; data?: unknown } } };
+}
+const tool = async (name: string, args: Record<string, unknown>) => (await rpc('tools/call', { name, arguments: args })).message.result!;
+
+describe('MCP endpoint', () => {
+  it('has a handler for every tool of the catalog, and lists them all', async () => {
+    expect(Object.keys(TOOL_HANDLERS).sort()).toEqual(MCP_TOOLS.map((t) => t.name).sort());
+    const { res, message } = await rpc('tools/list');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(message.result!.tools.map((t: { name: string }) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
+    for (const t of message.result!.tools) expect(t.inputSchema.type).toBe('object');
+  });
+
+  it('answers get_job_status for the owner and a tool error (403) for another session', async () => {
+    const q = await queueTranscribeJob(ctx);
+    await ctx.db.transaction((tx) => transitionJob(tx, { jobId: q.jobId, from: 'extracting_audio', to: 'failed', reason: 'test', now: ctx.clock.now() }));
+    const mine = await tool('get_job_status', { job_id: q.jobId, session_token: q.token, wait_seconds: 5 });
+    expect(mine.isError).toBeUndefined();
+    expect(mine.structuredContent).toMatchObject({ job_id: q.jobId, status: 'failed' });
+    const stranger = (await tool('create_session', {})).structuredContent.session_token;
+    const theirs = await tool('get_job_status', { job_id: q.jobId, session_token: stranger });
+    expect(theirs).toMatchObject({ isError: true, structuredContent: { code: 'forbidden', status: 403, retryable: false } });
+    const none = await tool('get_job_status', { job_id: q.jobId });
+    expect(none.structuredContent).toMatchObject({ code: 'unauthenticated', status: 401 });
+  });
+
+  it('refuses an unknown tool with a clean JSON-RPC error, and GET /mcp with 405', async () => {
+    const { message } = await rpc('tools/call', { name: 'nope', arguments: {} });
+    expect(message.error).toMatchObject({ code: -32602 });
+    expect(message.error!.message).toMatch(/^unknown tool nope; the tools are create_session/);
+    const get = await app.inject({ method: 'GET', url: '/mcp' });
+    expect(get.statusCode).toBe(405);
+    expect(get.headers.allow).toBe('POST');
+  });
+
+  it('counts tool calls in the REST rate-limit groups: past the limit a retryable tool error with retry_after_seconds', async () => {
+    const limit = ctx.config.RATE_LIMIT_SESSIONS_PER_IP;
+    let refused: Record<string, any> | undefined;
+    for (let i = 0; i <= limit && !refused; i++) {
+      const r = await tool('create_session', {});
+      if (r.isError) refused = r;
+    }
+    expect(refused?.structuredContent).toMatchObject({ code: 'rate_limited', status: 429, retryable: true, retry_after_seconds: expect.any(Number) });
+    // Reading is not limited.
+    expect((await rpc('tools/list')).message.result!.tools.length).toBe(MCP_TOOLS.length);
+  });
+});
