@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { jobEvents, jobOutputs, jobs, sessions } from '../db/schema.ts';
 import { definitionFor } from '../job-types/registry.ts';
 import type { JobTypeDefinition, ParentView, PreparedJob } from '../job-types/definition.ts';
-import type { PaymentStatus } from '@cutroom/shared/job-types';
+import type { JobType, PaymentStatus } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { collectPayment, type PaymentInput } from '../payments/gate.ts';
@@ -98,23 +98,42 @@ async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCal
 }
 
 /**
- * Creates a job after schema validation, from its type's definition.
- * - Billing off: the job is created already paid and goes straight to `uploading`.
- * - Billing on, session caller: the job is `pending`; the response offers hosted card checkout
- *   and the chain deposit details, and the gated calls answer 402 until it is paid.
- * - Billing on, no session but a payment credential: paid creation. The job and a new session
- *   (returned as `session_token`, since the credential replaced the bearer) are written in the
- *   transaction that books the payment.
+ * Creates a job after schema validation, from its type's definition: a derivative, or an
+ * upload job (createUploadJob).
  */
 export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
   const def = definitionFor(req.job_type);
   refuseForeignFields(def, req);
   if (def.facts.input.kind === 'parent') return createDerivative(ctx, def, caller, req);
   const prepared = def.prepare(req, null);
+  return createUploadJob(ctx, caller, {
+    id: randomUUID(),
+    jobType: req.job_type,
+    prepared,
+    description: `cutroom ${req.job_type}${prepared.mediaKind ? ` (${prepared.mediaKind})` : ''} job`,
+    request: req,
+  });
+}
+
+/**
+ * Writes an upload-based job (a job type's, or an agent product's: jobs/products/) for its caller:
+ * - Billing off: the job is created already paid and goes straight to `uploading`.
+ * - Billing on, session caller: the job is `pending`; the response offers hosted card checkout
+ *   and the chain deposit details (when the job takes the chain), and the gated calls answer 402
+ *   until it is paid.
+ * - Billing on, no session but a payment credential: paid creation. The job and a new session
+ *   (returned as `session_token`, since the credential replaced the bearer) are written in the
+ *   transaction that books the payment; the challenge is bound to `request` (its digest).
+ */
+export async function createUploadJob(
+  ctx: Ctx,
+  caller: JobCaller,
+  job: { id: string; jobType: JobType; prepared: PreparedJob; description: string; request: unknown },
+): Promise<CreatedJob> {
+  const { id, prepared } = job;
   const now = ctx.clock.now();
-  const id = randomUUID();
-  const values = newJobRow(id, req.job_type, prepared, now);
-  const base = { job_id: id, job_type: req.job_type, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
+  const values = newJobRow(id, job.jobType, prepared, now);
+  const base = { job_id: id, job_type: job.jobType, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
 
   if (!ctx.billing.enabled) {
     if (caller.sessionId === null) throw missingSession();
@@ -136,9 +155,9 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
   if (caller.sessionId !== null) {
     const sessionId = caller.sessionId;
     await ctx.db.transaction((tx) => insertJob(tx, { ...values, sessionId }, now));
-    const job = await reloadJob(ctx.db, id);
-    const checkout = await ensureCheckout(ctx, job).catch((err: unknown) => {
-      // The chain rail and MPP still work; the caller can ask for the checkout again later.
+    const row = await reloadJob(ctx.db, id);
+    const checkout = await ensureCheckout(ctx, row).catch((err: unknown) => {
+      // MPP (and the chain rail, where the job takes it) still work; the caller can ask for the checkout again later.
       ctx.logger.warn({ job_id: id, err: err instanceof Error ? err.message : String(err) }, 'could not create hosted checkout');
       return null;
     });
@@ -150,11 +169,11 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
   // The offer must be the same on the 402 and on the paid retry, so it names no job id yet.
   const charge = {
     ...jobCharge({ ...values, id }),
-    description: `cutroom ${req.job_type}${prepared.mediaKind ? ` (${prepared.mediaKind})` : ''} job`,
+    description: job.description,
     jobId: null,
     ledgerJobId: id,
     // The credential must answer a challenge issued for this very request body.
-    requestBinding: requestDigest(req),
+    requestBinding: requestDigest(job.request),
   };
   const paid = await collectPayment(ctx, caller.payment, charge, async (tx, settlement) => {
     await tx.insert(sessions).values(session.row);

@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { CreateJobResponse } from '@cutroom/shared/api';
 import { priceOf } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import { ClipsFromVideoRequest, ClipsYoutubeRequest, type AgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../../context.ts';
-import { sessions } from '../../db/schema.ts';
 import type { PreparedJob } from '../../job-types/definition.ts';
 import { definitionOf } from '../../job-types/registry.ts';
 import { AppError } from '../../lib/app-error.ts';
-import { collectPayment } from '../../payments/gate.ts';
-import { ensureCheckout, jobCharge } from '../../payments/job-payments.ts';
-import { requestDigest } from '../../payments/request-binding.ts';
-import { newSessionRow } from '../../sessions/session-service.ts';
-import { insertJob, missingSession, newJobRow, type CreatedJob, type JobCaller } from '../create-job.ts';
-import { reloadJob } from '../job-access.ts';
-import { markJobPaid } from '../mark-paid.ts';
-import { transitionJob } from '../transition-job.ts';
+import { createUploadJob, type CreatedJob, type JobCaller } from '../create-job.ts';
 import type { ProductParams } from './product-params.ts';
 
 const SCHEMAS = { clips_from_video: ClipsFromVideoRequest, clips_youtube: ClipsYoutubeRequest } as const;
@@ -74,52 +65,12 @@ export async function createProduct(ctx: Ctx, caller: JobCaller, product: AgentP
       `${product} is paid by card only (a hold of USD 4.50, charged for what is delivered), and card payments are not configured on this server`,
     );
   }
-  const now = ctx.clock.now();
-  const values = newJobRow(id, product, prepared, now);
-  const base = { job_id: id, job_type: product, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
-
-  if (!ctx.billing.enabled) {
-    if (caller.sessionId === null) throw missingSession();
-    const sessionId = caller.sessionId;
-    await ctx.db.transaction(async (tx) => {
-      await insertJob(tx, { ...values, sessionId }, now);
-      await transitionJob(tx, {
-        jobId: id,
-        from: 'pending',
-        to: 'uploading',
-        reason: 'prepaid (billing disabled)',
-        now,
-        patch: { paymentStatus: 'paid', amountPaidCents: 0 },
-      });
-    });
-    return { body: { ...base, payment_status: 'paid' }, receipt: {} };
-  }
-
-  if (caller.sessionId !== null) {
-    const sessionId = caller.sessionId;
-    await ctx.db.transaction((tx) => insertJob(tx, { ...values, sessionId }, now));
-    const checkout = await ensureCheckout(ctx, await reloadJob(ctx.db, id)).catch((err: unknown) => {
-      // The MPP card method still works; the caller can ask for the checkout again later.
-      ctx.logger.warn({ job_id: id, err: err instanceof Error ? err.message : String(err) }, 'could not create hosted checkout');
-      return null;
-    });
-    return { body: { ...base, payment_status: 'pending', ...(checkout ?? {}) } satisfies CreateJobResponse, receipt: {} };
-  }
-
-  const session = newSessionRow(now, ctx.config.SESSION_TTL_HOURS);
   const request = (prepared.params as unknown as ProductParams).request;
-  // The offer must be the same on the 402 and on the paid retry, so it names no job id yet.
-  const charge = {
-    ...jobCharge({ ...values, id }),
+  return createUploadJob(ctx, caller, {
+    id,
+    jobType: product,
+    prepared,
     description: `cutroom ${product} job: a hold of up to USD ${(prepared.price.cardCents / 100).toFixed(2)}, charged for what is delivered`,
-    jobId: null,
-    ledgerJobId: id,
-    requestBinding: requestDigest({ job_type: product, ...request }),
-  };
-  const paid = await collectPayment(ctx, caller.payment, charge, async (tx, settlement) => {
-    await tx.insert(sessions).values(session.row);
-    await insertJob(tx, { ...values, sessionId: session.row.id }, now);
-    await markJobPaid(tx, id, settlement, now);
+    request: { job_type: product, ...request },
   });
-  return { body: { ...base, payment_status: 'paid', session_id: session.row.id, session_token: session.token }, receipt: paid.headers };
 }
