@@ -35,6 +35,14 @@ async function rpc(method: string, params: Record<string, unknown> = {}, headers
 const tool = async (name: string, args: Record<string, unknown>) => (await rpc('tools/call', { name, arguments: args })).message.result!;
 
 describe('MCP endpoint', () => {
+  it('initializes with the spec protocol version 2025-03-26 (and newer ones the SDK negotiates), statelessly', async () => {
+    for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
+      const { res, message } = await rpc('initialize', { protocolVersion: version, capabilities: {}, clientInfo: { name: 'test', version: '1' } });
+      expect(message.result).toMatchObject({ protocolVersion: version, serverInfo: { name: 'cutroom' }, capabilities: { tools: { listChanged: false } } });
+      expect(res.headers['mcp-session-id']).toBeUndefined();
+    }
+  });
+
   it('has a handler for every tool of the catalog, and lists them all', async () => {
     expect(Object.keys(TOOL_HANDLERS).sort()).toEqual(MCP_TOOLS.map((t) => t.name).sort());
     const { res, message } = await rpc('tools/list');
