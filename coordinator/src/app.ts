@@ -20,6 +20,7 @@ import { eventRoutes } from './http/routes/events.ts';
 import { outputRoutes } from './http/routes/outputs.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
+import { connectionRoutes } from './http/routes/connections.ts';
 import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
 import { jobBlobWriteCheck } from './jobs/blob-write-guard.ts';
@@ -125,6 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(derivativeRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(eventRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(connectionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
   await app.register(mcpRoutes, { ctx: deps.ctx });
   if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });

@@ -63,4 +63,31 @@ describe('coordinator config', () => {
     expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '9090' })).toMatchObject({ AGENT_LISTEN_PORT: 9090, AGENT_LISTEN_HOST: '127.0.0.1' });
     expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '' }).AGENT_LISTEN_PORT).toBeUndefined();
   });
+
+  it('turns publishing on only with both client settings; Google endpoints and the callback by default', () => {
+    expect(loadCoordinatorConfig({}).videoHost).toBeNull();
+    expect(() => loadCoordinatorConfig({ VIDEO_HOST_CLIENT_ID: 'id' })).toThrow(/VIDEO_HOST_CLIENT_ID and VIDEO_HOST_CLIENT_SECRET together/);
+    const client = { VIDEO_HOST_CLIENT_ID: 'id', VIDEO_HOST_CLIENT_SECRET: 'secret' };
+    expect(loadCoordinatorConfig({ ...client, PUBLIC_BASE_URL: 'https://cut.example/', VIDEO_HOST_AUTH_URL: '', VIDEO_HOST_SCOPES: ' ' }).videoHost).toEqual({
+      clientId: 'id',
+      clientSecret: 'secret',
+      authUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
+      tokenUrl: 'https://oauth2.googleapis.com/token',
+      revokeUrl: 'https://oauth2.googleapis.com/revoke',
+      apiBase: 'https://www.googleapis.com',
+      watchUrl: 'https://www.youtube.com/watch?v=',
+      redirectUrl: 'https://cut.example/api/v1/connections/video-host/callback',
+      scopes: ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.force-ssl'],
+    });
+    expect(
+      loadCoordinatorConfig({ ...client, VIDEO_HOST_API_BASE: 'http://127.0.0.1:9/', VIDEO_HOST_REDIRECT_URL: 'http://127.0.0.1:1/cb' }).videoHost,
+    ).toMatchObject({
+      apiBase: 'http://127.0.0.1:9',
+      redirectUrl: 'http://127.0.0.1:1/cb',
+    });
+    // Replicas on one Postgres must share the key: a generated one would differ per DATA_DIR.
+    expect(() => loadCoordinatorConfig({ ...client, DATABASE_URL: 'postgres://db/cutroom' })).toThrow(/TOKEN_ENCRYPTION_KEY .* is required/);
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadCoordinatorConfig({ ...client, DATABASE_URL: 'postgres://db/cutroom', TOKEN_ENCRYPTION_KEY: key }).videoHost).not.toBeNull();
+  });
 });

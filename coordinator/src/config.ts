@@ -16,6 +16,18 @@ const optional = z
   .optional()
   .or(z.literal('').transform(() => undefined));
 
+/** An URL setting with a default (an empty value in a .env file counts as unset). */
+const urlOr = (fallback: string) => z.preprocess((v) => (v === '' ? undefined : v), z.url().default(fallback));
+const DEFAULT_VIDEO_HOST_SCOPES = 'https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.force-ssl';
+
+/** A token encryption key: base64 (or base64url) of exactly 32 bytes. */
+export const isKey = (v: string): boolean => /^[A-Za-z0-9+/_-]{43}=?$/.test(v.trim()) && Buffer.from(v.trim(), 'base64').length === 32;
+export const splitKeys = (v: string): string[] =>
+  v
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+
 /**
  * The coordinator's configuration: the only reader of process.env in this package.
  * Unset production URLs select the embedded default (PGlite, local-disk blobs, nats-server child).
@@ -148,6 +160,51 @@ const EnvSchema = z.object({
   /** Where hosted checkout returns the caller. @default PUBLIC_BASE_URL/api/v1/jobs/{id} */
   CHECKOUT_SUCCESS_URL: optionalUrl,
   CHECKOUT_CANCEL_URL: optionalUrl,
+  // ---- publishing (publish_video): a video host with the shape of the YouTube Data API v3. Off unless both client settings are set.
+  /** OAuth client id of this deployment at the video host. Publishing needs it and VIDEO_HOST_CLIENT_SECRET. */
+  VIDEO_HOST_CLIENT_ID: optional,
+  /** OAuth client secret (never logged). */
+  VIDEO_HOST_CLIENT_SECRET: optional,
+  /** Consent page the caller's browser is sent to. @default Google's */
+  VIDEO_HOST_AUTH_URL: urlOr('https://accounts.google.com/o/oauth2/v2/auth'),
+  /** Token endpoint (code exchange, refresh). */
+  VIDEO_HOST_TOKEN_URL: urlOr('https://oauth2.googleapis.com/token'),
+  /** Revocation endpoint (disconnect). */
+  VIDEO_HOST_REVOKE_URL: urlOr('https://oauth2.googleapis.com/revoke'),
+  /** API root of the host's client library (videos, captions, channels). */
+  VIDEO_HOST_API_BASE: urlOr('https://www.googleapis.com'),
+  /** A published video's address is this followed by its id. */
+  VIDEO_HOST_WATCH_URL: urlOr('https://www.youtube.com/watch?v='),
+  /** Where the host sends the browser back after consent; register it at the host. @default PUBLIC_BASE_URL/api/v1/connections/video-host/callback */
+  VIDEO_HOST_REDIRECT_URL: optionalUrl,
+  /** Space-separated scopes asked for: upload, and force-ssl, which captions.insert needs. */
+  VIDEO_HOST_SCOPES: z
+    .string()
+    .default(DEFAULT_VIDEO_HOST_SCOPES)
+    .transform((v) => v.trim() || DEFAULT_VIDEO_HOST_SCOPES),
+  /**
+   * 32 random bytes, base64: seals refresh/access tokens and PKCE verifiers at rest (AES-256-GCM).
+   * Required with publishing and DATABASE_URL; unset with the embedded PGlite → generated and kept in DATA_DIR.
+   */
+  TOKEN_ENCRYPTION_KEY: optional.refine((v) => v === undefined || isKey(v), 'must be 32 bytes, base64 (openssl rand -base64 32)'),
+  /** Comma-separated former TOKEN_ENCRYPTION_KEYs: still opened, re-sealed under the current key when used. */
+  TOKEN_ENCRYPTION_KEYS_OLD: optional.refine((v) => v === undefined || splitKeys(v).every(isKey), 'each key must be 32 bytes, base64'),
+  // The publish workflow (publishing/publish-worker.ts, ADR 0006); every replica runs it.
+  /** How often the worker looks for due publish workflows. @default 1000 */
+  PUBLISH_POLL_MS: z.coerce.number().int().min(50).default(1000),
+  /** Bytes per resumable-upload PUT (a multiple of 256 KiB, as the host requires). @default 8388608 (8 MiB) */
+  PUBLISH_CHUNK_BYTES: z.coerce
+    .number()
+    .int()
+    .min(256 * 1024)
+    .refine((n) => n % (256 * 1024) === 0, 'must be a multiple of 262144 (256 KiB)')
+    .default(8 * 1024 * 1024),
+  /** A replica's hold on a workflow; another takes it over once it lapses. @default 120 */
+  PUBLISH_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** Retryable host failures (5xx, rate limits, network) before the job fails and is refunded. @default 8 */
+  PUBLISH_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
+  /** Quota exhausted: wait for the host's next quota day when it starts within this many hours, else fail and refund. @default 24 */
+  PUBLISH_QUOTA_MAX_WAIT_HOURS: z.coerce.number().min(0).max(168).default(24),
   // ---- discovery documents (agent card, ai-plugin.json, MCP server card, api-catalog): who runs this deployment.
   /** Organization named as the provider in the agent card. @default cutroom */
   PROVIDER_NAME: z.string().min(1).max(200).default('cutroom'),
@@ -182,8 +239,24 @@ export function parseTrustProxy(v: string): TrustProxy {
 
 export type CoordinatorEnv = z.infer<typeof EnvSchema>;
 
+/** The video host publish_video uploads to, when VIDEO_HOST_CLIENT_ID and _SECRET are set. */
+export interface VideoHostSettings {
+  clientId: string;
+  clientSecret: string;
+  authUrl: string;
+  tokenUrl: string;
+  revokeUrl: string;
+  /** Without a trailing slash. */
+  apiBase: string;
+  watchUrl: string;
+  redirectUrl: string;
+  scopes: string[];
+}
+
 export interface CoordinatorConfig extends CoordinatorEnv {
   publicBaseUrl: string;
+  /** Publishing settings, or null: connecting an account and publish_video are then refused (400). */
+  videoHost: VideoHostSettings | null;
   /** CONTACT_EMAIL or its default. */
   contactEmail: string;
   /** True when at least one payment rail is configured. */
@@ -211,7 +284,28 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     throw new Error('invalid configuration: AGENT_LISTEN_PORT must differ from PORT (unset it to serve agent routes on PORT)');
   if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)
     throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
-  return { ...c, publicBaseUrl, contactEmail: c.CONTACT_EMAIL ?? defaultContactEmail(publicBaseUrl), billingEnabled: chain || card };
+  const videoHost = videoHostOf(c, publicBaseUrl);
+  return { ...c, publicBaseUrl, videoHost, contactEmail: c.CONTACT_EMAIL ?? defaultContactEmail(publicBaseUrl), billingEnabled: chain || card };
+}
+
+function videoHostOf(c: CoordinatorEnv, publicBaseUrl: string): VideoHostSettings | null {
+  if (Boolean(c.VIDEO_HOST_CLIENT_ID) !== Boolean(c.VIDEO_HOST_CLIENT_SECRET))
+    throw new Error('invalid configuration: publishing needs VIDEO_HOST_CLIENT_ID and VIDEO_HOST_CLIENT_SECRET together');
+  if (!c.VIDEO_HOST_CLIENT_ID || !c.VIDEO_HOST_CLIENT_SECRET) return null;
+  // A key generated into DATA_DIR only works where the data lives there too (PGlite): replicas sharing Postgres need one key.
+  if (c.DATABASE_URL && !c.TOKEN_ENCRYPTION_KEY)
+    throw new Error('invalid configuration: TOKEN_ENCRYPTION_KEY (32 bytes, base64) is required when publishing is configured with DATABASE_URL');
+  return {
+    clientId: c.VIDEO_HOST_CLIENT_ID,
+    clientSecret: c.VIDEO_HOST_CLIENT_SECRET,
+    authUrl: c.VIDEO_HOST_AUTH_URL,
+    tokenUrl: c.VIDEO_HOST_TOKEN_URL,
+    revokeUrl: c.VIDEO_HOST_REVOKE_URL,
+    apiBase: c.VIDEO_HOST_API_BASE.replace(/\/+$/, ''),
+    watchUrl: c.VIDEO_HOST_WATCH_URL,
+    redirectUrl: c.VIDEO_HOST_REDIRECT_URL ?? `${publicBaseUrl}/api/v1/connections/video-host/callback`,
+    scopes: c.VIDEO_HOST_SCOPES.split(/\s+/).filter(Boolean),
+  };
 }
 
 /** support@ the public host when it is a DNS name (an address needs a domain with a dot); a reserved name otherwise. */

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './lib/logger.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { LocalBlobStore } from './storage/local-blob-store.ts';
 import { startSweeper } from './sweeper/sweeper.ts';
+import { startPublishWorker } from './publishing/publish-worker.ts';
 import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
 
@@ -112,6 +113,16 @@ export async function startCoordinator(
     await agentApp.listen({ port: config.AGENT_LISTEN_PORT, host: config.AGENT_LISTEN_HOST });
     agentUrl = listenerUrl(config.AGENT_LISTEN_HOST, agentApp);
   }
+  // After listen: with local-disk blobs the worker reads sources through this server's signed URLs.
+  const publisher = startPublishWorker(ctx, {
+    pollMs: config.PUBLISH_POLL_MS,
+    settings: {
+      chunkBytes: config.PUBLISH_CHUNK_BYTES,
+      leaseMs: config.PUBLISH_LEASE_SECONDS * 1000,
+      maxAttempts: config.PUBLISH_MAX_ATTEMPTS,
+      quotaMaxWaitMs: config.PUBLISH_QUOTA_MAX_WAIT_HOURS * 3600_000,
+    },
+  });
   logger.info({ url, agent_url: agentUrl, database: database.kind, storage: blobs.kind }, 'coordinator listening');
 
   return {
@@ -121,6 +132,7 @@ export async function startCoordinator(
     url,
     agentUrl,
     async stop() {
+      await publisher.stop();
       await app.close();
       await agentApp?.close();
       await sweeper.stop();

@@ -91,6 +91,15 @@ export const CreateJobRequest = z.strictObject({
     .describe(
       'Reframing strategies other than center: how far right of the crop center the subject sits in the OUTPUT, in output pixels (0 = centered, must be below half the output width). The crop window moves left by this many output pixels (scaled to source pixels) and is clamped to the frame, leaving room for text on the left',
     ),
+  description: z
+    .string()
+    .max(LIMITS.publishDescriptionMaxChars)
+    .optional()
+    .describe('publish_video: the video description on the host (default: the summary of a summarize parent, else empty)'),
+  privacy_status: z
+    .enum(['private', 'unlisted', 'public'])
+    .optional()
+    .describe('publish_video: who can watch the published video (default private: nothing is public until you say so)'),
   thread_id: z.uuid().optional(),
   clips: z.array(ClipsEntry).min(1).max(LIMITS.clipsPerBatchMax).optional(),
   /** Not in the spec: force the transcript language (ISO 639-1); omitted → detected. */

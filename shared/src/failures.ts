@@ -85,6 +85,14 @@ const COORDINATOR_FAILURES = [
   'output_invalid',
   // a derivative's parent lost its source (expired, deleted) before an agent could read it
   'parent_source_gone',
+  // publish_video (coordinator/src/publishing/): the video host account's grant was revoked or is invalid
+  'publish_auth_revoked',
+  // the video host refused the video or its metadata for good (the host's reason is shown)
+  'publish_rejected',
+  // the host's daily quota stayed exhausted past PUBLISH_QUOTA_MAX_WAIT_HOURS
+  'publish_quota_exhausted',
+  // the host kept failing (5xx, rate limits, network) past the workflow's attempts
+  'publish_host_unavailable',
 ] as const;
 
 export const FailureCode = z.enum([...AGENT_FAILURES, ...COORDINATOR_FAILURES]);
@@ -120,6 +128,11 @@ export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
   media_kind_mismatch: { reporter: 'coordinator', ...userFault },
   lease_expired: { reporter: 'coordinator', ...ourFault },
   attempts_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },
+  publish_auth_revoked: { reporter: 'coordinator', ...userFault },
+  publish_rejected: { reporter: 'coordinator', ...userFault },
+  // Ours to show: the caller can do nothing but try again later, and the message says so.
+  publish_quota_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },
+  publish_host_unavailable: { reporter: 'coordinator', ...ourFault, retryable: false },
 };
 
 export const AgentFailureCode = FailureCode.extract(AGENT_FAILURES);
@@ -132,6 +145,9 @@ export type AgentFailureCode = z.infer<typeof AgentFailureCode>;
 export function failureMessage(code: FailureCode, detail: string): string {
   if (FAILURES[code].blame === 'user') return detail;
   if (code === 'attempts_exhausted') return `processing did not finish (${detail}); the job was refunded, please try again`;
+  if (code === 'publish_quota_exhausted')
+    return `the video host's daily upload quota is used up (${detail}); the job was refunded, please publish again tomorrow`;
+  if (code === 'publish_host_unavailable') return `the video host kept failing (${detail}); the job was refunded, please try again later`;
   return `processing failed on our side (${code}); the job was refunded, please try again`;
 }
 

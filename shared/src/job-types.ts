@@ -125,7 +125,8 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize'] },
     pricing: { by: 'call', price: price(175, '1.75') },
     retentionHours: 24,
-    available: false,
+    // Run by the coordinator's publish worker, not by agents (coordinator/src/publishing/, ADR 0006).
+    available: true,
   },
   clips_vertical: {
     input: { kind: 'parent', parentTypes: ['find_clips'] },

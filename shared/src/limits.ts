@@ -14,6 +14,8 @@ export const LIMITS = {
   extractClipMaxTotalSeconds: 30 * 60,
   clipsPerBatchMax: 5,
   editTextMaxBytes: 256 * 1024,
+  /** Not in the spec: a published video's description (the host's own limit is 5,000 characters). */
+  publishDescriptionMaxChars: 5000,
   /** Not in the spec: the largest upload we accept, 2 GiB (about 4 h of 1080p at 1 Mbit/s). */
   uploadMaxBytes: 2 * 1024 ** 3,
   /** Not in the spec: longest media we transcribe, 4 h. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { apiClient, type ApiClient } from './api.ts';
 import { startAnvil, type AnvilAccount, type AnvilFixture } from '../fixtures/anvil.ts';
 import { deployTestUsdc, mintUsdc } from '../fixtures/test-usdc.ts';
 import { startStripeFake, type StripeFake } from '../fakes/stripe/index.ts';
+import { startVideoHostFake, type VideoHostFake } from '../fakes/video-host/index.ts';
 
 /** A local chain with the EIP-3009 test token (payer funded) and the stateful card processor fake. */
 async function startBilling(): Promise<BillingFixture> {
@@ -21,7 +23,11 @@ async function startBilling(): Promise<BillingFixture> {
 
 export interface Stack {
   billing?: BillingFixture;
+  /** The video host fake the coordinator publishes to (`videoHost: true`). */
+  videoHost?: VideoHostFake;
   coordinator: RunningCoordinator;
+  /** The settings the stack's coordinator was started with: another coordinator process (a replica) starts from them. */
+  coordinatorEnv: Record<string, string>;
   api: ApiClient;
   natsUrl: string;
   agentToken: string;
@@ -52,6 +58,8 @@ export interface StackOptions {
   agents?: number;
   leaseMs?: number;
   sweepMs?: number;
+  /** Start the stateful video host fake and configure publishing against it (client, endpoints, a token encryption key). */
+  videoHost?: boolean;
   /** Extra coordinator settings (they win over the stack's). */
   env?: Record<string, string>;
   /**
@@ -78,8 +86,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   ];
   const port = await freePort();
   const billing = opts.billing ? await startBilling() : undefined;
+  const videoHost = opts.videoHost ? await startVideoHostFake() : undefined;
   const agentToken = 'test-agent-token-0123456789';
-  const config = loadCoordinatorConfig({
+  const coordinatorEnv: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -106,11 +115,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           CARD_NETWORK_ID: 'profile_cutroom_test',
         }
       : {}),
+    // The callback is this coordinator's (PUBLIC_BASE_URL defaults to http://127.0.0.1:<port>); Postgres needs a configured key.
+    ...(videoHost
+      ? { ...videoHost.env(`http://127.0.0.1:${port}/api/v1/connections/video-host/callback`), TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64') }
+      : {}),
     ...opts.env,
     ...(s3
       ? { S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_REGION: s3.region, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey }
       : {}),
-  });
+  };
+  const config = loadCoordinatorConfig(coordinatorEnv);
   const coordinator = await startCoordinator(config, { agentToken, urlSigningSecret: 'test-url-signing-secret-0123' }, { natsUrl: nats.url });
   billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
   const agents: AgentChild[] = [];
@@ -122,6 +136,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   for (let i = 0; i < (opts.agents ?? 1); i++) startAgent(`test-agent-${i + 1}`);
   return {
     coordinator,
+    coordinatorEnv,
     api: apiClient(coordinator.url),
     natsUrl: nats.url,
     agentToken,
@@ -129,10 +144,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     s3,
     startAgent,
     billing,
+    videoHost,
     async stop() {
       await Promise.all(agents.map((a) => a.stop()));
       await coordinator.stop();
-      await Promise.all([pg.stop(), nats.stop(), s3?.stop(), billing?.anvil.stop(), billing?.stripe.stop()]);
+      await Promise.all([pg.stop(), nats.stop(), s3?.stop(), billing?.anvil.stop(), billing?.stripe.stop(), videoHost?.stop()]);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -159,4 +159,90 @@ export const agents = pgTable('agents', {
   lastSeenAt: ts('last_seen_at').notNull(),
 });
 
+/** What a host connection is: usable, disconnected (by the caller or by a newer connection), or refused by the host (invalid_grant). */
+export type HostConnectionStatus = 'active' | 'revoked' | 'invalid';
+
+/**
+ * A session's connected video host account (publishing/connections.ts). Tokens are sealed
+ * (publishing/token-crypto.ts), never stored or returned in clear. At most one `active` row per
+ * session and host: a new connection revokes the old one in the same transaction.
+ */
+export const hostConnections = pgTable(
+  'host_connections',
+  {
+    id: uuid('id').primaryKey(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id),
+    host: text('host').notNull().default('video_host'),
+    /** The channel id the host reports, or null when it could not be asked (never made up). */
+    accountId: text('account_id'),
+    accountTitle: text('account_title'),
+    /** Space-separated scopes the host granted. */
+    scopes: text('scopes').notNull(),
+    refreshTokenEnc: text('refresh_token_enc').notNull(),
+    accessTokenEnc: text('access_token_enc'),
+    accessExpiresAt: ts('access_expires_at'),
+    status: text('status').$type<HostConnectionStatus>().notNull(),
+    statusReason: text('status_reason'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [
+    index('host_connections_session_idx').on(t.sessionId),
+    uniqueIndex('host_connections_active_uq').on(t.sessionId, t.host).where(sql`status = 'active'`),
+  ],
+);
+export type HostConnectionRow = typeof hostConnections.$inferSelect;
+
+/** One consent request in flight: the state the host echoes back, and its PKCE verifier (sealed). Used once, within 10 minutes. */
+export const oauthStates = pgTable(
+  'oauth_states',
+  {
+    /** 32 random bytes, base64url. */
+    state: text('state').primaryKey(),
+    sessionId: uuid('session_id')
+      .notNull()
+      .references(() => sessions.id),
+    codeVerifierEnc: text('code_verifier_enc').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+  },
+  (t) => [index('oauth_states_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * The durable publish_video workflow of one job: which step it is at and what the host already
+ * confirmed (resumable upload URI, bytes, video and caption ids), so a restart resumes and never
+ * repeats a step. Leased by one worker at a time (lease_owner, lease_until); due at next_run_at.
+ */
+export const publishWorkflows = pgTable(
+  'publish_workflows',
+  {
+    jobId: uuid('job_id')
+      .primaryKey()
+      .references(() => jobs.id),
+    connectionId: uuid('connection_id')
+      .notNull()
+      .references(() => hostConnections.id),
+    step: text('step').notNull().default('start'),
+    uploadUri: text('upload_uri'),
+    bytesTotal: bigint('bytes_total', { mode: 'number' }),
+    bytesConfirmed: bigint('bytes_confirmed', { mode: 'number' }).notNull().default(0),
+    videoId: text('video_id'),
+    captionId: text('caption_id'),
+    attempts: integer('attempts').notNull().default(0),
+    nextRunAt: ts('next_run_at').notNull(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: ts('lease_until'),
+    lastError: text('last_error'),
+    createdAt: ts('created_at').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [index('publish_workflows_next_run_idx').on(t.nextRunAt)],
+);
+export type PublishWorkflowRow = typeof publishWorkflows.$inferSelect;
+
 export * from './payments-schema.ts';

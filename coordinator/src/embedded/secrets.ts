@@ -7,6 +7,13 @@ export interface EmbeddedSecrets {
   urlSigningSecret: string;
 }
 
+/** What secrets.json holds: the secrets above and, once publishing was used, the token encryption key. */
+type StoredSecrets = Partial<EmbeddedSecrets> & { tokenEncryptionKey?: string };
+
+function readStored(file: string): StoredSecrets {
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StoredSecrets) : {};
+}
+
 /**
  * Secrets of the embedded default, generated once per data folder (mode 0600) so presigned URLs
  * and agents keep working across restarts. Configured values win.
@@ -14,15 +21,30 @@ export interface EmbeddedSecrets {
 export function loadOrCreateSecrets(dataDir: string, configured: { agentToken?: string | undefined; urlSigningSecret?: string | undefined }): EmbeddedSecrets {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secrets.json');
-  let stored: Partial<EmbeddedSecrets> = {};
-  if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<EmbeddedSecrets>;
+  const stored = readStored(file);
   const secrets: EmbeddedSecrets = {
     agentToken: stored.agentToken ?? randomBytes(32).toString('base64url'),
     urlSigningSecret: stored.urlSigningSecret ?? randomBytes(32).toString('base64url'),
   };
-  if (!stored.agentToken || !stored.urlSigningSecret) writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  // Other entries (the token encryption key) are kept: losing that key would lose every connected account.
+  if (!stored.agentToken || !stored.urlSigningSecret) writeFileSync(file, JSON.stringify({ ...stored, ...secrets }), { mode: 0o600 });
   return {
     agentToken: configured.agentToken ?? secrets.agentToken,
     urlSigningSecret: configured.urlSigningSecret ?? secrets.urlSigningSecret,
   };
+}
+
+/**
+ * The key that seals video host tokens when TOKEN_ENCRYPTION_KEY is unset (PGlite only, see
+ * config.ts): 32 random bytes, base64, generated on first use and kept in the same file, beside
+ * the database it protects. Deleting DATA_DIR loses both together.
+ */
+export function loadOrCreateTokenKey(dataDir: string): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secrets.json');
+  const stored = readStored(file);
+  if (stored.tokenEncryptionKey) return stored.tokenEncryptionKey;
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, JSON.stringify({ ...stored, tokenEncryptionKey: key }), { mode: 0o600 });
+  return key;
 }

@@ -5,13 +5,14 @@ import { isBundleJobType } from '@cutroom/shared/bundles';
 import { JobType, JOB_TYPES } from '@cutroom/shared/job-types';
 import { isAgentProduct } from '@cutroom/shared/products';
 import { canTransition } from '../jobs/transitions.ts';
+import { isCoordinatorRun } from './coordinator-run.ts';
 import { JOB_TYPE_DEFINITIONS, definitionFor, definitionOf } from './registry.ts';
 
 const defs = Object.values(JOB_TYPE_DEFINITIONS);
 
 describe('job-type registry', () => {
-  it('defines exactly the job types shared marks available (bundles and products aside: their children run), each under its own name', () => {
-    const available = JobType.options.filter((t) => JOB_TYPES[t].available && !isBundleJobType(t) && !isAgentProduct(t));
+  it('defines exactly the job types shared marks available (bundles and products aside: their children run; publish_video aside: the coordinator runs it), each under its own name', () => {
+    const available = JobType.options.filter((t) => JOB_TYPES[t].available && !isBundleJobType(t) && !isAgentProduct(t) && !isCoordinatorRun(t));
     expect(Object.keys(JOB_TYPE_DEFINITIONS).sort()).toEqual([...available].sort());
     for (const [name, def] of Object.entries(JOB_TYPE_DEFINITIONS)) {
       expect(def.type).toBe(name);
@@ -19,8 +20,10 @@ describe('job-type registry', () => {
     }
   });
 
-  it('refuses a type that is not built yet with the list of those that are', () => {
-    expect(() => definitionFor('publish_video')).toThrow(/publish_video is not available yet; this service currently runs: transcribe/);
+  it('leaves publish_video to the coordinator (no agent definition), and every other type of the enum is built', () => {
+    expect(isCoordinatorRun('publish_video')).toBe(true);
+    expect(JOB_TYPE_DEFINITIONS.publish_video).toBeUndefined();
+    expect(JobType.options.filter((t) => !JOB_TYPES[t].available)).toEqual([]);
   });
 
   it('sends a bundle type to the derivatives call instead of defining it', () => {

@@ -42,8 +42,9 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.pdf', content_type: 'application/pdf' })).rejects.toMatchObject({
       code: 'unsupported_media',
     });
+    // publish_video (run by the coordinator, not an agent) takes no upload fields either.
     await expect(createJobCall(ctx, c, { job_type: 'publish_video', filename: 'a.mp4', content_type: 'video/mp4' })).rejects.toThrow(
-      /publish_video is not available yet; this service currently runs: transcribe/,
+      /filename, content_type do not apply to job_type publish_video/,
     );
   });
 

@@ -4,6 +4,7 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import { eq } from 'drizzle-orm';
 import { jobEvents, jobOutputs, jobs, sessions } from '../db/schema.ts';
+import { coordinatorRunOf, type CoordinatorRunDefinition } from '../job-types/coordinator-run.ts';
 import { definitionFor } from '../job-types/registry.ts';
 import type { JobTypeDefinition, ParentView, PreparedJob } from '../job-types/definition.ts';
 import type { JobType, PaymentStatus } from '@cutroom/shared/job-types';
@@ -28,8 +29,13 @@ export interface CreatedJob {
   receipt: Record<string, string>;
 }
 
+/** What creating a derivative reads of its type: an agent-run definition or a coordinator-run one (publish_video). */
+type DerivativeDefinition =
+  | Pick<JobTypeDefinition, 'type' | 'facts' | 'request' | 'prepare' | 'needsParentTranscript' | 'fieldHints'>
+  | CoordinatorRunDefinition;
+
 /** Fields of other job types are a 400 naming them (and what to send instead), not silently ignored. */
-function refuseForeignFields(def: JobTypeDefinition, req: CreateJobRequest): void {
+function refuseForeignFields(def: DerivativeDefinition, req: CreateJobRequest): void {
   const allowed = new Set<string>(['job_type', ...Object.keys(def.request.shape)]);
   const extra = Object.keys(req).filter((k) => !allowed.has(k) && req[k as keyof CreateJobRequest] !== undefined);
   if (!extra.length) return;
@@ -41,12 +47,12 @@ function refuseForeignFields(def: JobTypeDefinition, req: CreateJobRequest): voi
 }
 
 /** The checked parent of a derivative, as its definition's prepare() reads it. */
-async function parentViewOf(ctx: Ctx, def: JobTypeDefinition, sessionId: string, parentId: string): Promise<ParentView> {
+async function parentViewOf(ctx: Ctx, def: DerivativeDefinition, sessionId: string, parentId: string): Promise<ParentView> {
   const job = await usableParent(ctx, def.type, def.facts, sessionId, parentId);
   const roles = await ctx.db.select({ role: jobOutputs.role }).from(jobOutputs).where(eq(jobOutputs.jobId, job.id));
   const view: ParentView = { job, media: parentMediaOf(job), roles: roles.map((r) => r.role) };
   // Read before prepare(), which is synchronous: the request is checked against the words before anything is paid.
-  if (def.needsParentTranscript) view.transcript = await parentTranscriptOf(ctx, job.id);
+  if ('needsParentTranscript' in def && def.needsParentTranscript) view.transcript = await parentTranscriptOf(ctx, job.id);
   return view;
 }
 
@@ -55,7 +61,7 @@ async function parentViewOf(ctx: Ctx, def: JobTypeDefinition, sessionId: string,
  * owns its parent, priced, and paid and started by /process (next_endpoint `process`; no hosted
  * checkout). Billing off: created paid (amount 0), /process just starts it.
  */
-async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
+async function createDerivative(ctx: Ctx, def: DerivativeDefinition, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
   if (caller.sessionId === null) {
     throw new AppError(
       'unauthenticated',
@@ -67,6 +73,8 @@ async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCal
   }
   const parent = req.source_job_id ? await parentViewOf(ctx, def, caller.sessionId, req.source_job_id) : null;
   const prepared = def.prepare(req, parent);
+  // A coordinator-run type's own checks (publish_video: a connected account), before anything is written.
+  if ('precheck' in def) await def.precheck(ctx, caller.sessionId);
   const now = ctx.clock.now();
   const id = randomUUID();
   const billingOff = !ctx.billing.enabled;
@@ -102,6 +110,11 @@ async function createDerivative(ctx: Ctx, def: JobTypeDefinition, caller: JobCal
  * upload job (createUploadJob).
  */
 export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
+  const run = coordinatorRunOf(req.job_type);
+  if (run) {
+    refuseForeignFields(run, req);
+    return createDerivative(ctx, run, caller, req);
+  }
   const def = definitionFor(req.job_type);
   refuseForeignFields(def, req);
   if (def.facts.input.kind === 'parent') return createDerivative(ctx, def, caller, req);

@@ -4,6 +4,7 @@ import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { jobs, type JobPatch } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
+import { coordinatorRunOf } from '../job-types/coordinator-run.ts';
 import { definitionOf } from '../job-types/registry.ts';
 import { settlementCents } from '../payments/ledger.ts';
 import type { Settlement } from '../payments/types.ts';
@@ -34,6 +35,9 @@ export async function markJobPaid(tx: Tx, jobId: string, s: Settlement, now: Dat
  * transaction. Its retention starts when it ends, so nothing expires it while queued or running.
  */
 export async function startDerivative(tx: Tx, jobId: string, jobType: string, now: Date, reason: string, patch: JobPatch = {}) {
+  // A coordinator-run type starts its own workflow instead of queueing for an agent (ADR 0006).
+  const run = coordinatorRunOf(jobType);
+  if (run) return run.start(tx, jobId, now, reason, patch);
   const row = await transitionJob(tx, { jobId, from: 'pending', to: definitionOf(jobType).stages[0], reason, now, patch: { ...patch, expiresAt: null } });
   if (row) await enqueueWakeup(tx, jobId, jobType, now);
   return row;

@@ -1,6 +1,7 @@
 import { isUploadJobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import type { JobRow } from '../db/schema.ts';
+import { coordinatorRunOf } from '../job-types/coordinator-run.ts';
 import { definitionOf } from '../job-types/registry.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { PaymentInput } from '../payments/gate.ts';
@@ -37,10 +38,15 @@ export async function processJob(
   if (isActive(job.status)) return { value: reply, receipt: {} };
   if (job.status === 'deleted') throw new AppError('conflict', `job ${job.id} has expired or was deleted (status deleted); create a new job`);
   if (job.status !== 'pending') throw new AppError('conflict', `job ${job.id} has already run (status ${job.status}); create a new job to cut again`);
-  const def = definitionOf(job.jobType);
+  const run = coordinatorRunOf(job.jobType);
+  const def = run ?? definitionOf(job.jobType);
   if (!job.sourceJobId || !job.sessionId) throw new Error(`derivative ${job.id} has no parent or session`);
   await usableParent(ctx, job.jobType, def.facts, job.sessionId, job.sourceJobId);
-  if (def.needsParentTranscript && !(await parentWordsKey(ctx.db, job.sourceJobId))) throw parentTranscriptGone(job.jobType, job.sourceJobId);
+  if ('needsParentTranscript' in def && def.needsParentTranscript && !(await parentWordsKey(ctx.db, job.sourceJobId))) {
+    throw parentTranscriptGone(job.jobType, job.sourceJobId);
+  }
+  // Checked again before payment: the account may have been disconnected since creation.
+  if (run) await run.precheck(ctx, job.sessionId);
 
   const paid = await payIfDue(ctx, job, payment);
   let current = paid.job;

@@ -11,10 +11,11 @@ export { ACTIVE_STATUSES };
  *   pending ─paid→ uploading ─complete-upload→ extracting_audio ⇄ transcribing → analyzing → completed
  *   pending ─process (paid)→ analyzing ⇄ analyzing (requeue) → completed        (no-upload derivatives)
  *   uploading ─complete-upload→ analyzing → completed | failed                (agent products: their children run)
+ *   pending ─process (paid)→ publishing → completed | failed                   (publish_video: the coordinator's publish worker)
  *   any active status ─fail→ failed;  completed|failed ─retention/DELETE→ deleted
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
-  pending: ['uploading', 'extracting_audio', 'analyzing', 'failed', 'deleted'],
+  pending: ['uploading', 'extracting_audio', 'analyzing', 'publishing', 'failed', 'deleted'],
   uploading: ['extracting_audio', 'analyzing', 'failed', 'deleted'],
   extracting_audio: ['extracting_audio', 'transcribing', 'failed'],
   transcribing: ['extracting_audio', 'analyzing', 'completed', 'failed'],

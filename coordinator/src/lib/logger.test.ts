@@ -19,6 +19,20 @@ describe('logger', () => {
     expect(out.match(/\[redacted\]/g)).toHaveLength(5);
   });
 
+  it('never writes OAuth tokens, PKCE verifiers or client secrets of the video host', () => {
+    let out = '';
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        out += chunk.toString();
+        done();
+      },
+    });
+    const log = createLogger('info', 'test', sink);
+    log.info({ refresh_token: '1//rt-a', tokens: { access_token: 'ya29.at-b', refresh_token: '1//rt-c', id_token: 'eyJ-d' } }, 'grant');
+    log.info({ code_verifier: 'verifier-e', data: { client_secret: 'secret-f', codeVerifier: 'verifier-g', accessToken: 'ya29.h' } }, 'exchange');
+    expect(out).not.toMatch(/rt-a|at-b|rt-c|eyJ-d|verifier-e|secret-f|verifier-g|ya29\.h/);
+  });
+
   it('redacts query values in URLs except harmless ones', () => {
     expect(redactUrl('/blobs/jobs/1/source?op=get&exp=17&ct=audio%2Fwav&fn=a.wav&sig=abc')).toBe(
       '/blobs/jobs/1/source?op=get&exp=17&ct=audio%2Fwav&fn=[redacted]&sig=[redacted]',

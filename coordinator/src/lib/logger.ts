@@ -2,7 +2,20 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
-/** Header and field paths that carry secrets: session tokens and payment credentials. */
+/** OAuth material of connected video host accounts (publishing/): as a field of the log object or one level down. */
+const OAUTH_FIELDS = [
+  'refresh_token',
+  'access_token',
+  'id_token',
+  'code_verifier',
+  'client_secret',
+  'refreshToken',
+  'accessToken',
+  'codeVerifier',
+  'clientSecret',
+];
+
+/** Header and field paths that carry secrets: session tokens, payment credentials, OAuth tokens. */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["payment-signature"]',
@@ -12,6 +25,8 @@ export const REDACTED_PATHS = [
   '*.session_token',
   '*.authorization',
   '*.credential',
+  ...OAUTH_FIELDS,
+  ...OAUTH_FIELDS.map((f) => `*.${f}`),
 ];
 
 /** Query parameters whose values may be logged; every other value (sig, session_id, X-Amz-*) is redacted. */

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, notExists, notInArray, sql } from 'drizzle-orm';
 import { BUNDLE_JOB_TYPES } from '@cutroom/shared/bundles';
 import { AGENT_PRODUCTS } from '@cutroom/shared/products';
+import { coordinatorRunTypes } from '../job-types/coordinator-run.ts';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { jobs, outbox } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
@@ -23,11 +24,12 @@ export function wakeupPass(policy: SweepPolicy): SweepPass {
       const result = { republished: 0, failed: 0, errors: 0 };
       const cutoff = addMs(now, -policy.republishAfterMs);
       // A clip bundle or agent product is `analyzing` while its children run, but no agent ever claims it: its children get the wake-ups.
+      // A coordinator-run job (publish_video: `publishing`) is run by the coordinator's own worker.
       const queued = and(
         inArray(jobs.status, [...ACTIVE_STATUSES]),
         isNull(jobs.currentAttemptId),
         lt(jobs.updatedAt, cutoff),
-        notInArray(jobs.jobType, [...BUNDLE_JOB_TYPES, ...AGENT_PRODUCTS]),
+        notInArray(jobs.jobType, [...BUNDLE_JOB_TYPES, ...AGENT_PRODUCTS, ...coordinatorRunTypes()]),
       );
       const unrelayed = ctx.db
         .select({ one: sql`1` })

@@ -26,7 +26,9 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
           'Without one, a payment credential creates it paid and the response carries a new session_token. ' +
           'No-upload derivatives (extract_clip with source_job_id + segments; extract_vertical_clip with source_job_id + start/end and optional profile, subject, subject_id, subject_box, t_ref, subject_x_offset) ' +
           'need the bearer of the session that owns the parent; they are created free and unpaid (price_cents, next_endpoint process, no checkout_url): POST /jobs/{id}/process pays and starts them. ' +
-          'The parent must be completed, still hold its source and be within its retention (410 otherwise).',
+          'The parent must be completed, still hold its source and be within its retention (410 otherwise). ' +
+          'publish_video (source_job_id of a transcribe or summarize job of a video; optional title <= 100 chars, description, privacy_status default private) is created and paid the same way; ' +
+          'it needs a video host account connected to the session (POST /connections/video-host; 409 before payment otherwise) and a server with publishing configured (400 otherwise).',
         response: { 201: CreateJobResponse, ...errors, 410: ErrorResponse },
       },
     },
