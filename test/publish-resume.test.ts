@@ -27,7 +27,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
   const video = join(work, 'long walk.mp4');
 
   /** A coordinator replica as its own process (production entry, coordinator/src/main.ts). */
-  async function replica(name: string) {
+  async function replica(name: string, env: Record<string, string> = {}) {
     const port = await freePort();
     const child = execa('bash', ['scripts/run-node.sh', 'coordinator/src/main.ts'], {
       env: {
@@ -39,6 +39,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
         PUBLISH_CHUNK_BYTES: String(CHUNK),
         PUBLISH_LEASE_SECONDS: '5',
         LOG_LEVEL: 'warn',
+        ...env,
       },
       reject: false,
       all: true,
@@ -109,8 +110,10 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
     expect(heldAtKill).toBeLessThan(readFileSync(video).length);
     fake.clearFaults();
 
-    await replica('second');
+    const { child: second } = await replica('second');
     const job = await api.waitForJob(token, id, undefined, 60_000);
+    second.kill('SIGKILL');
+    await second;
     expect(job.status, job.error_message).toBe('completed');
 
     // After the kill: a status query first, then data from exactly the offset the host held; nothing from 0 again.
@@ -130,5 +133,28 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
       `kill-and-resume: ${readFileSync(video).length} bytes; killed with the row at ${atKill.bytesConfirmed} confirmed and the host holding ${heldAtKill}; ` +
         `after the kill: ${after.length - resumedData.length} status quer${after.length - resumedData.length === 1 ? 'y' : 'ies'}, then ${resumedData.length} chunks from ${resumedData[0]!.chunkStart}`,
     );
+  });
+
+  it('fails and refunds when the quota window is further away than PUBLISH_QUOTA_MAX_WAIT_HOURS allows', async () => {
+    const { api } = stack;
+    const fake = stack.videoHost!;
+    const token = await api.newSession();
+    const source = await api.submitTranscribe(token, video, 'long walk.mp4', 'video/mp4');
+    expect((await api.waitForJob(token, source, undefined, 150_000)).status).toBe('completed');
+    const start = await api.call('POST', '/api/v1/connections/video-host', { token });
+    expect((await fetch(fake.consent(start.body.connection_request.authorize_url), { headers: { accept: 'application/json' } })).status).toBe(200);
+    const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'publish_video', source_job_id: source } });
+    const id = created.body.job_id as string;
+    fake.exhaustQuota();
+    const videos = fake.videosOf().length;
+    expect((await api.call('POST', `/api/v1/jobs/${id}/process`, { token })).status).toBe(200);
+    const { child } = await replica('impatient', { PUBLISH_QUOTA_MAX_WAIT_HOURS: '0' });
+    const job = await api.waitForJob(token, id, undefined, 60_000);
+    child.kill('SIGKILL');
+    await child;
+    expect(job.status).toBe('failed');
+    expect(job.payment_status).toBe('refunded');
+    expect(job.error_message).toMatch(/daily upload quota is used up .*refunded, please publish again tomorrow/);
+    expect(fake.videosOf()).toHaveLength(videos);
   });
 });
