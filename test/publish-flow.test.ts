@@ -2,11 +2,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, publishWorkflows } from '../coordinator/src/db/schema.ts';
 import { chainPayer } from './harness/chain-payer.ts';
-import { concatWavs, librivoxUtterances } from './harness/media.ts';
+import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 
 /**
@@ -70,29 +69,7 @@ describe('publish_video', () => {
       speech,
     );
     // About 1.3 MB of video: several 256 KiB chunks.
-    await execa('ffmpeg', [
-      '-v',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc2=size=640x360:rate=25',
-      '-i',
-      speech,
-      '-shortest',
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-b:v',
-      '600k',
-      '-c:a',
-      'aac',
-      '-movflags',
-      '+faststart',
-      video,
-    ]);
+    await makeVideo(speech, video, { pattern: 'testsrc2=size=640x360:rate=25', videoKbps: 600 });
     stack = await startStack({
       billing: true,
       videoHost: true,

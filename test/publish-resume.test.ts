@@ -7,7 +7,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishWorkflows } from '../coordinator/src/db/schema.ts';
 import { freePort } from './fixtures/index.ts';
-import { concatWavs, librivoxUtterances } from './harness/media.ts';
+import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 
 const CHUNK = 256 * 1024;
@@ -60,6 +60,18 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
     throw new Error(`replica ${name} did not start: ${String((await child).all).slice(-2000)}`);
   }
 
+  /** A new session with a completed transcribe of the video and the fake's channel connected. */
+  async function connectedParent() {
+    const { api } = stack;
+    const token = await api.newSession();
+    const source = await api.submitTranscribe(token, video, 'long walk.mp4', 'video/mp4');
+    expect((await api.waitForJob(token, source, undefined, 150_000)).status).toBe('completed');
+    const start = await api.call('POST', '/api/v1/connections/video-host', { token });
+    const consent = stack.videoHost!.consent(start.body.connection_request.authorize_url);
+    expect((await fetch(consent, { headers: { accept: 'application/json' } })).status).toBe(200);
+    return { token, source };
+  }
+
   beforeAll(async () => {
     const speech = join(work, 'speech.wav');
     await concatWavs(
@@ -69,10 +81,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
       speech,
     );
     // About 4 MB: sixteen 256 KiB chunks.
-    await execa('ffmpeg', [
-      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=640x360:rate=25', '-i', speech, '-shortest'],
-      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-b:v', '1800k', '-c:a', 'aac', '-movflags', '+faststart', video],
-    ]);
+    await makeVideo(speech, video, { pattern: 'testsrc2=size=640x360:rate=25', videoKbps: 1800 });
     stack = await startStack({ videoHost: true, storage: 's3', agents: 1, env: { PUBLISH_POLL_MS: '3600000' } });
   });
   afterAll(async () => {
@@ -83,11 +92,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
   it('continues from the offset the host reports, with one session, one video and one caption track', async () => {
     const { api } = stack;
     const fake = stack.videoHost!;
-    const token = await api.newSession();
-    const source = await api.submitTranscribe(token, video, 'long walk.mp4', 'video/mp4');
-    expect((await api.waitForJob(token, source, undefined, 150_000)).status).toBe('completed');
-    const start = await api.call('POST', '/api/v1/connections/video-host', { token });
-    expect((await fetch(fake.consent(start.body.connection_request.authorize_url), { headers: { accept: 'application/json' } })).status).toBe(200);
+    const { token, source } = await connectedParent();
     const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'publish_video', source_job_id: source, title: 'A long walk' } });
     expect(created.status).toBe(201);
     const id = created.body.job_id as string;
@@ -138,11 +143,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
   it('fails and refunds when the quota window is further away than PUBLISH_QUOTA_MAX_WAIT_HOURS allows', async () => {
     const { api } = stack;
     const fake = stack.videoHost!;
-    const token = await api.newSession();
-    const source = await api.submitTranscribe(token, video, 'long walk.mp4', 'video/mp4');
-    expect((await api.waitForJob(token, source, undefined, 150_000)).status).toBe('completed');
-    const start = await api.call('POST', '/api/v1/connections/video-host', { token });
-    expect((await fetch(fake.consent(start.body.connection_request.authorize_url), { headers: { accept: 'application/json' } })).status).toBe(200);
+    const { token, source } = await connectedParent();
     const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'publish_video', source_job_id: source } });
     const id = created.body.job_id as string;
     fake.exhaustQuota();

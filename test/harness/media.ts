@@ -27,29 +27,14 @@ export async function concatWavs(files: string[], out: string, times = 1): Promi
   await execa('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', filter, '-map', '[out]', '-ar', '16000', '-ac', '1', out]);
 }
 
-/** A small H.264/AAC MP4: a test pattern with the given audio as its sound track. */
-export async function makeVideo(audio: string, out: string): Promise<void> {
+/**
+ * A small H.264/AAC MP4: a test pattern with the given audio as its sound track. `videoKbps`
+ * makes it larger on purpose (a file of a known size in bytes, e.g. several upload chunks).
+ */
+export async function makeVideo(audio: string, out: string, opts: { pattern?: string; videoKbps?: number } = {}): Promise<void> {
+  const bitrate = opts.videoKbps ? ['-b:v', `${opts.videoKbps}k`, '-movflags', '+faststart'] : [];
   await execa('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=size=320x240:rate=15',
-    '-i',
-    audio,
-    '-shortest',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-b:a',
-    '64k',
-    out,
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', opts.pattern ?? 'testsrc=size=320x240:rate=15', '-i', audio, '-shortest'],
+    ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', ...bitrate, '-c:a', 'aac', '-b:a', '64k', out],
   ]);
 }

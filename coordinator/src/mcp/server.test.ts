@@ -1,21 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../app.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
-import { createEngineCtx, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
+import { queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
+import { startTestApp } from '../testing/test-app.ts';
 import { MCP_TOOLS } from './catalog.ts';
 import { TOOL_HANDLERS } from './tools/index.ts';
 
 let ctx: EngineCtx;
 let app: FastifyInstance;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  ctx = await createEngineCtx();
-  app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+  ({ ctx, app, close } = await startTestApp());
 }, 60_000);
-afterAll(async () => {
-  await app.close();
-  await ctx.close();
-});
+afterAll(() => close());
 
 let nextId = 1;
 /** One JSON-RPC request to POST /mcp (stateless: no initialize needed), its answer read off the SSE body. */

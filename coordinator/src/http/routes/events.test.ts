@@ -2,23 +2,20 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobStatus } from '@cutroom/shared/job-types';
-import { buildApp } from '../../app.ts';
 import { transitionJob } from '../../jobs/transition-job.ts';
 import { createSessionCall } from '../../service/index.ts';
-import { createEngineCtx, queueTranscribeJob, type EngineCtx } from '../../testing/engine-ctx.ts';
+import { queueTranscribeJob, type EngineCtx } from '../../testing/engine-ctx.ts';
+import { startTestApp } from '../../testing/test-app.ts';
 import { installErrorHandler } from '../error-handler.ts';
 import { eventRoutes } from './events.ts';
 
 let ctx: EngineCtx;
 let app: FastifyInstance;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  ctx = await createEngineCtx();
-  app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+  ({ ctx, app, close } = await startTestApp());
 }, 60_000);
-afterAll(async () => {
-  await app.close();
-  await ctx.close();
-});
+afterAll(() => close());
 
 const move = (jobId: string, from: JobStatus, to: JobStatus) =>
   ctx.db.transaction((tx) => transitionJob(tx, { jobId, from, to, reason: `test: ${to}`, now: ctx.clock.now() }));
