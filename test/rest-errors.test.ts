@@ -59,7 +59,12 @@ describe('REST errors and limits', () => {
       400,
       /query does not apply to job_type summarize: .*find_clips/,
     );
-    expectError(await post({ job_type: 'publish_video', source_job_id: crypto.randomUUID() }), 400, /publish_video is not available yet/);
+    // This stack has no video host configured: publish_video is refused first, naming the settings.
+    expectError(
+      await post({ job_type: 'publish_video', source_job_id: crypto.randomUUID() }),
+      400,
+      /publishing is not configured on this server.*VIDEO_HOST_CLIENT_ID/,
+    );
     expectError(await post({ job_type: 'extract_clip', source_job_id: crypto.randomUUID(), segments: [seg] }), 404, /source_job_id .* not found/);
     expectError(await post({ job_type: 'extract_vertical_clip', source_job_id: crypto.randomUUID(), segments: [seg] }), 400, /a vertical clip is one segment/);
     const bad = await fetch(`${stack.coordinator.url}/api/v1/jobs`, {

@@ -14,6 +14,8 @@ import { publishVideoJob } from '../publishing/publish-job.ts';
 export interface CoordinatorRunDefinition extends Pick<JobTypeDefinition, 'type' | 'facts' | 'request' | 'prepare' | 'fieldHints'> {
   /** The one status it moves through while its workflow runs. */
   stage: 'publishing';
+  /** Whether this server can run the type at all (publish_video: a video host configured); throws the 400 first, before any parent check. */
+  requireConfigured(ctx: Ctx): void;
   /** Async checks before anything is created and again before payment (e.g. a connected account); throws AppError. */
   precheck(ctx: Ctx, sessionId: string): Promise<void>;
   /** Paid: move pending → its stage and record the workflow, in the transaction that booked the payment. */

@@ -42,9 +42,9 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     await expect(createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.pdf', content_type: 'application/pdf' })).rejects.toMatchObject({
       code: 'unsupported_media',
     });
-    // publish_video (run by the coordinator, not an agent) takes no upload fields either.
+    // publish_video (run by the coordinator) on a server without a video host: refused first, naming the settings.
     await expect(createJobCall(ctx, c, { job_type: 'publish_video', filename: 'a.mp4', content_type: 'video/mp4' })).rejects.toThrow(
-      /filename, content_type do not apply to job_type publish_video/,
+      /publishing is not configured on this server.*VIDEO_HOST_CLIENT_ID/,
     );
   });
 

@@ -112,6 +112,7 @@ async function createDerivative(ctx: Ctx, def: DerivativeDefinition, caller: Job
 export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
   const run = coordinatorRunOf(req.job_type);
   if (run) {
+    run.requireConfigured(ctx);
     refuseForeignFields(run, req);
     return createDerivative(ctx, run, caller, req);
   }

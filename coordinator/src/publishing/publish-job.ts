@@ -68,6 +68,9 @@ export const publishVideoJob: CoordinatorRunDefinition = {
       params: { ...params },
     };
   },
+  requireConfigured(ctx) {
+    requirePublishing(ctx);
+  },
   async precheck(ctx, sessionId) {
     requirePublishing(ctx);
     if (!(await activeConnectionId(ctx.db, sessionId))) {
