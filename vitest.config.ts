@@ -8,7 +8,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{shared,proto,coordinator,render-agent}/src/**/*.test.ts', 'test/fakes/**/*.test.ts'],
+          include: ['{shared,proto,coordinator,render-agent,cli}/src/**/*.test.ts', 'test/fakes/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
+import { localAgentAuth } from '../coordinator/src/embedded/agent-children.ts';
 import { startNatsServer } from '../coordinator/src/embedded/nats-server.ts';
 import { startCoordinator } from '../coordinator/src/server.ts';
 import { apiClient } from '../test/harness/api.ts';
@@ -147,16 +148,18 @@ const nats = await startNatsServer({ storeDir: join(work, 'nats') });
 const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(' ').map(Number);
 const natsPid = children.find((pid) => existsSync(`/proc/${pid}/comm`) && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'nats-server');
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
-const secrets = { agentToken: 'bench-agent-token-0123456789', urlSigningSecret: 'bench-url-secret-0123456789' };
+const secrets = { urlSigningSecret: 'bench-url-secret-0123456789' };
 const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
 // As embedded/agent-children.ts starts one, but its JSON log goes to a file this script reads.
 const agentLog = join(work, 'agent.log');
+const agentAuth = await localAgentAuth(coordinator.ctx, { coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url }, join(work, 'agents'), 'bench-agent');
 const agent = execa(process.execPath, [join(root, 'render-agent/src/main.ts')], {
   env: {
     AGENT_ID: 'bench-agent',
     COORDINATOR_URL: coordinator.agentUrl,
     NATS_URL: nats.url,
-    AGENT_TOKEN: secrets.agentToken,
+    AGENT_CREDENTIAL_FILE: agentAuth.credentialFile,
+    AGENT_ENROLLMENT_TOKEN: agentAuth.enrollmentToken ?? '',
     LOG_LEVEL: 'debug',
     FFMPEG_PATH: agentFfmpeg,
     FFPROBE_PATH: agentFfprobe,

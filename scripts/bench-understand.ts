@@ -20,7 +20,7 @@ import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
-import { startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
+import { localAgentAuth, startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
 import { startNatsServer } from '../coordinator/src/embedded/nats-server.ts';
 import { startCoordinator } from '../coordinator/src/server.ts';
@@ -80,13 +80,13 @@ function treeRss(pid: number): number {
 // --- through the service -------------------------------------------------------------------
 const nats = await startNatsServer({ storeDir: join(work, 'nats') });
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
-const secrets = { agentToken: 'bench-agent-token-0123456789', urlSigningSecret: 'bench-url-secret-0123456789' };
+const secrets = { urlSigningSecret: 'bench-url-secret-0123456789' };
 const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
 const agent = startAgentChild({
   id: 'bench-agent',
   coordinatorUrl: coordinator.agentUrl,
   natsUrl: nats.url,
-  agentToken: secrets.agentToken,
+  auth: await localAgentAuth(coordinator.ctx, { coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url }, join(work, 'agents'), 'bench-agent'),
   env: { LOG_LEVEL: 'warn' },
 });
 const api = apiClient(coordinator.url);

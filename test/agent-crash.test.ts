@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +34,7 @@ describe('agent killed mid-job', () => {
   it('is taken over by another agent after the lease expires, once', async () => {
     const { api, coordinator } = stack;
     const db = coordinator.ctx.db;
-    const first = stack.startAgent('doomed-agent');
+    const first = await stack.startAgent('doomed-agent');
     const token = await api.newSession();
     const id = await api.submitTranscribe(token, audio, 'long.wav', 'audio/wav');
     await api.waitForJob(token, id, (j) => j.status === 'transcribing', 60_000);
@@ -42,7 +43,7 @@ describe('agent killed mid-job', () => {
 
     first.process.kill('SIGKILL');
     await first.process.catch(() => undefined);
-    stack.startAgent('rescuer-agent');
+    await stack.startAgent('rescuer-agent');
 
     const job = await api.waitForJob(token, id, undefined, 120_000);
     expect(job.status, job.error_message).toBe('completed');
@@ -72,10 +73,11 @@ describe('agent killed mid-job', () => {
       `jobs/${id}/source`,
     ]);
 
-    // The dead agent's fence is refused: a late call from it changes nothing.
+    // The dead agent's fence is refused: a late call from it (with its own credential) changes nothing.
+    const doomedCredential = JSON.parse(readFileSync((await stack.agentAuth('doomed-agent')).credentialFile, 'utf8')).token as string;
     const stale = await fetch(`${coordinator.url}${AGENT_ROUTES.heartbeat}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${stack.agentToken}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${doomedCredential}`, 'content-type': 'application/json' },
       body: JSON.stringify({ v: 1, job_id: id, attempt_id: attempts[0]!.id, agent_id: 'doomed-agent' }),
     });
     expect(stale.status).toBe(409);

@@ -51,11 +51,13 @@ describe('a stage whose child hangs', () => {
   it('is killed at its limit, the job retried, then failed and refunded, with no process left', async () => {
     const { api, coordinator } = stack;
     const db = coordinator.ctx.db;
-    const agent = startAgentWithEnv(stack, 'hang-agent', {
-      FFMPEG_PATH: hangingFfmpeg,
-      STAGE_TIMEOUT_FLOOR_MS: '1500',
-      STAGE_TIMEOUT_EXTRACT_FACTOR: '0',
-      WORK_DIR: agentWorkDir,
+    const agent = await stack.startAgent('hang-agent', {
+      env: {
+        FFMPEG_PATH: hangingFfmpeg,
+        STAGE_TIMEOUT_FLOOR_MS: '1500',
+        STAGE_TIMEOUT_EXTRACT_FACTOR: '0',
+        WORK_DIR: agentWorkDir,
+      },
     });
     const token = await api.newSession();
     const id = await api.submitTranscribe(token, librivoxUtterances()[0]!.file, 'hangs.wav', 'audio/wav');
@@ -93,24 +95,6 @@ describe('a stage whose child hangs', () => {
     expect(readdirSync(agentWorkDir)).toEqual([]);
   });
 });
-
-/**
- * stack.startAgent with extra agent settings: the agent child inherits this process's
- * environment at spawn (startAgentChild extends it), so the settings are set around the spawn
- * only. The coordinator in this process read its configuration at start.
- */
-function startAgentWithEnv(stack: Stack, id: string, env: Record<string, string>) {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return stack.startAgent(id);
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
-}
 
 /** Alive and not a zombie (an orphan's zombie waits for a reaper the test host may not run). */
 function isRunning(pid: number): boolean {

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sentencesOf } from '@cutroom/shared/transcript/sentences';
 import { DEFAULT_MODELS_DIR, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
 import { groundText, groundTitle, indexTranscript } from '@cutroom/render-agent/understanding/grounding';
-import { startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { makeTopicTalk, TOPIC_TEXTS, type TopicTalk } from './harness/media-gen/topic-talk.ts';
 import { makeVideo } from './harness/media.ts';
 import { probeStreams } from './harness/probe.ts';
@@ -32,9 +31,7 @@ describe('find_clips over REST', () => {
     await makeVideo(talk.wav, video);
     stack = await startStack({ storage: 'local', agents: 0 });
     const env = { LOG_LEVEL: 'warn', LLM_CANDIDATES: '1' };
-    stack.agents.push(
-      startAgentChild({ id: 'find-clips-agent', coordinatorUrl: stack.coordinator.agentUrl, natsUrl: stack.natsUrl, agentToken: stack.agentToken, env }),
-    );
+    await stack.startAgent('find-clips-agent', { env });
     token = await stack.api.newSession();
   });
   afterAll(async () => {

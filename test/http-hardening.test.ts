@@ -28,7 +28,7 @@ describe('HTTP hardening (split agent listener, timeouts, rate limits)', () => {
   it('serves agent routes only on the agent listener, where a real agent does a job', async () => {
     const { url, agentUrl } = stack.coordinator;
     expect(agentUrl).not.toBe(url);
-    const auth = { authorization: `Bearer ${stack.agentToken}`, 'content-type': 'application/json' };
+    const auth = { authorization: `Bearer ${await stack.agentCredential('route-probe')}`, 'content-type': 'application/json' };
     for (const route of Object.values(AGENT_ROUTES)) {
       const r = await fetch(`${url}${route}`, { method: 'POST', headers: auth, body: '{}' });
       expect(r.status, route).toBe(404);

@@ -60,7 +60,7 @@ describe('lost wake-ups on the real stack', () => {
     await waitFor(async () => (await streamMessages()) === 0, 15_000, { description: 'the acked wake-up to leave the work queue' });
 
     // A healthy agent now pulls, but there is nothing to pull: both jobs would wait forever.
-    stack.startAgent('healthy-agent');
+    await stack.startAgent('healthy-agent');
     await sleep(5000);
     for (const id of [dropped, refused]) {
       expect((await stack.api.call('GET', `/api/v1/jobs/${id}`, { token })).body.status).toBe('extracting_audio');
@@ -86,7 +86,7 @@ describe('lost wake-ups on the real stack', () => {
     await waitFor(async () => (await streamMessages()) === 1, 15_000, { description: 'the relay to publish the wake-up' });
     // A nats-server that came back without its store: no stream, no consumers, no messages.
     await jsm.streams.delete(WORK_STREAM);
-    stack.startAgent('after-loss-agent');
+    await stack.startAgent('after-loss-agent');
 
     // New work: the relay's publish fails, it recreates the stream and its consumers, the agent
     // rebinds, and the job runs without any help from the sweeper.

@@ -34,7 +34,6 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
         ...stack.coordinatorEnv,
         PORT: String(port),
         DATA_DIR: mkdtempSync(join(tmpdir(), `cutroom-replica-${name}-`)),
-        AGENT_TOKEN: stack.agentToken,
         PUBLISH_POLL_MS: '100',
         PUBLISH_CHUNK_BYTES: String(CHUNK),
         PUBLISH_LEASE_SECONDS: '5',

@@ -154,7 +154,7 @@ describe('render-agent loop on the real stack', () => {
       expect(existsSync(attemptDir), `the frozen attempt's work folder ${attemptDir}`).toBe(true);
 
       await waitFor(async () => (await attemptsOf(id))[0]?.outcome === 'lease_expired', 15_000, { description: 'the sweeper to expire the frozen lease' });
-      const rescuer = stack.startAgent('rescuer-agent');
+      const rescuer = await stack.startAgent('rescuer-agent');
       const job = await api.waitForJob(token, id, undefined, 120_000);
       expect(job.status, job.error_message).toBe('completed');
 

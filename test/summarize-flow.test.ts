@@ -5,7 +5,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SummaryV1 } from '@cutroom/shared/summary/summary-v1';
 import { sentencesOf } from '@cutroom/shared/transcript/sentences';
-import { startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { DEFAULT_MODELS_DIR, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
 import { groundText, indexTranscript, splitSentences } from '@cutroom/render-agent/understanding/grounding';
 import { makeTopicTalk, type TopicTalk } from './harness/media-gen/topic-talk.ts';
@@ -42,14 +41,7 @@ describe('summarize over REST', () => {
     talk = await makeTopicTalk(work);
     stack = await startStack({ storage: 'local', agents: 0 });
     // The default text-model budget (LLM_SUMMARY_CALLS 12) covers every chapter of this talk.
-    const agent = startAgentChild({
-      id: 'summarize-agent',
-      coordinatorUrl: stack.coordinator.agentUrl,
-      natsUrl: stack.natsUrl,
-      agentToken: stack.agentToken,
-      env: { LOG_LEVEL: 'warn' },
-    });
-    stack.agents.push(agent);
+    await stack.startAgent('summarize-agent', { env: { LOG_LEVEL: 'warn', LLM_CANDIDATES: '3', LLM_SUMMARY_CALLS: '12' } });
     token = await stack.api.newSession();
   });
   afterAll(async () => {

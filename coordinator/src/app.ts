@@ -14,6 +14,8 @@ import { agentRoutes } from './http/routes/agents.ts';
 import { discoveryRoutes } from './http/routes/discovery.ts';
 import { annotatePaidOperations } from './payments/discovery.ts';
 import { healthRoutes, type HealthCheck } from './http/routes/health.ts';
+import { metricsRoutes } from './http/routes/metrics.ts';
+import { installHttpMetrics } from './metrics/http.ts';
 import { jobRoutes } from './http/routes/jobs.ts';
 import { derivativeRoutes } from './http/routes/derivatives.ts';
 import { eventRoutes } from './http/routes/events.ts';
@@ -25,6 +27,8 @@ import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
 import { jobBlobWriteCheck } from './jobs/blob-write-guard.ts';
 import { mcpRoutes } from './mcp/route.ts';
+import { adminRoutes } from './admin/routes.ts';
+import type { EnrollTarget } from './operators/enrollment.ts';
 
 import { SERVICE_VERSION } from './version.ts';
 
@@ -32,7 +36,10 @@ export { SERVICE_VERSION };
 
 export interface AppDeps {
   ctx: Ctx;
-  agentToken: string;
+  /** Where new hosts reach the farm (the enrollment command shows it). @default the public URL and NATS_URL */
+  enrollTarget?: () => EnrollTarget;
+  /** The built admin console. @default admin-console/dist */
+  adminConsoleDir?: string;
   /** Present when blobs live on local disk: the coordinator serves their signed URLs. */
   localBlobs?: LocalBlobStore;
   healthChecks: Record<string, HealthCheck>;
@@ -67,6 +74,7 @@ function baseApp(ctx: Ctx): FastifyInstance {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
+  installHttpMetrics(app, ctx);
   return app;
 }
 
@@ -129,9 +137,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(connectionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
   await app.register(mcpRoutes, { ctx: deps.ctx });
-  if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
+  if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx });
+  await app.register(adminRoutes, {
+    ctx: deps.ctx,
+    enrollTarget: deps.enrollTarget ?? (() => ({ coordinatorUrl: config.publicBaseUrl, natsUrl: config.NATS_URL ?? 'nats://<nats host>:4222' })),
+    consoleDir: deps.adminConsoleDir,
+  });
   await app.register(discoveryRoutes, { config: deps.ctx.config, billing: deps.ctx.billing });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION });
+  await app.register(metricsRoutes, { ctx: deps.ctx, listener: 'public' });
   // The local PUT route asks the job side whether a write still has a purpose (upload while uploading, outputs of the current attempt).
   if (deps.localBlobs) registerLocalBlobRoutes(app, deps.localBlobs, { acceptsWrite: jobBlobWriteCheck(deps.ctx.db) });
   return app;
@@ -141,10 +155,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * The agent listener (AGENT_LISTEN_PORT): the internal agent routes only, and /health with the
  * reason a dependency fails. Meant for the workers' network, never published.
  */
-export async function buildAgentApp(deps: Pick<AppDeps, 'ctx' | 'agentToken' | 'healthChecks'>): Promise<FastifyInstance> {
+export async function buildAgentApp(deps: Pick<AppDeps, 'ctx' | 'healthChecks'>): Promise<FastifyInstance> {
   const app = baseApp(deps.ctx);
   installTextGuard(app);
-  await app.register(agentRoutes, { ctx: deps.ctx, agentToken: deps.agentToken });
+  await app.register(agentRoutes, { ctx: deps.ctx });
   await app.register(healthRoutes, { checks: deps.healthChecks, version: SERVICE_VERSION, detail: true });
+  await app.register(metricsRoutes, { ctx: deps.ctx, listener: 'agent' });
   return app;
 }

@@ -55,10 +55,10 @@ describe('coordinator config', () => {
     expect(c.AGENT_LISTEN_PORT).toBeUndefined();
   });
 
-  it('keeps the URL-signing secret apart from the agent token, and the agent listener apart from PORT', () => {
-    const token = 'a'.repeat(20);
-    expect(() => loadCoordinatorConfig({ AGENT_TOKEN: token, URL_SIGNING_SECRET: token })).toThrow(/URL_SIGNING_SECRET must not be the AGENT_TOKEN/);
-    expect(loadCoordinatorConfig({ AGENT_TOKEN: token, URL_SIGNING_SECRET: 'b'.repeat(20) }).URL_SIGNING_SECRET).toBe('b'.repeat(20));
+  it('keeps the URL-signing secret apart from the admin token, and the agent listener apart from PORT', () => {
+    const token = 'a'.repeat(30);
+    expect(() => loadCoordinatorConfig({ ADMIN_TOKEN: token, URL_SIGNING_SECRET: token })).toThrow(/URL_SIGNING_SECRET must not be the ADMIN_TOKEN/);
+    expect(loadCoordinatorConfig({ ADMIN_TOKEN: token, URL_SIGNING_SECRET: 'b'.repeat(20) }).URL_SIGNING_SECRET).toBe('b'.repeat(20));
     expect(() => loadCoordinatorConfig({ PORT: '8080', AGENT_LISTEN_PORT: '8080' })).toThrow(/AGENT_LISTEN_PORT must differ/);
     expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '9090' })).toMatchObject({ AGENT_LISTEN_PORT: 9090, AGENT_LISTEN_HOST: '127.0.0.1' });
     expect(loadCoordinatorConfig({ AGENT_LISTEN_PORT: '' }).AGENT_LISTEN_PORT).toBeUndefined();

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { LIMITS } from '@cutroom/shared/limits';
+import { parseRoutingTags } from './operators/routing-tags.ts';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -66,6 +67,13 @@ const EnvSchema = z.object({
   /** Interface of the agent listener. @default 127.0.0.1 */
   AGENT_LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
   /**
+   * Bearer token GET /metrics (Prometheus text format) asks for. Set: served on the public and the
+   * agent listener, to `Authorization: Bearer <METRICS_TOKEN>` only. Unset: served without one on
+   * the agent listener (AGENT_LISTEN_PORT), and on the public listener only in the embedded default
+   * (no DATABASE_URL, HOST a loopback address); elsewhere it is not served. @default unset
+   */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /**
    * Which proxies may set X-Forwarded-For / -Proto / -Host (fastify's `trustProxy`): false, true
    * (any: only when every request comes through your proxy), a hop count, or a comma-separated list
    * of proxy addresses / CIDRs. Client IPs (rate limits, logs) come from it. @default false
@@ -93,8 +101,43 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_SESSION: z.coerce.number().int().min(0).default(60),
   /** The same calls, each per client IP per window (0: no limit). @default 300 */
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
-  /** Shared secret render-agents present; unset in the embedded default → generated per data folder. */
-  AGENT_TOKEN: z.string().min(16).optional(),
+  /**
+   * Token of the first operator (ADMIN_NAME), for the admin console and API; other operators are
+   * added from the console. Unset → the embedded default generates one into DATA_DIR/secrets.json;
+   * main.ts without it starts with the operators already in the database. Agents never use it:
+   * each host enrolls with a one-use token an operator mints (docs/operators.md). @default unset
+   */
+  ADMIN_TOKEN: z.string().min(24).optional(),
+  /** Name the ADMIN_TOKEN operator is recorded under in every action it takes. @default admin */
+  ADMIN_NAME: z.string().min(1).max(64).default('admin'),
+  /** Lifetime of a console log-in. @default 12 */
+  ADMIN_SESSION_HOURS: z.coerce.number().positive().max(720).default(12),
+  /** Lifetime of an enrollment token an operator mints. @default 24 */
+  ENROLLMENT_TOKEN_TTL_HOURS: z.coerce.number().positive().max(720).default(24),
+  /** How long a rotated agent credential keeps working beside its successor. @default 300 */
+  AGENT_CREDENTIAL_GRACE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /**
+   * Flamenco's rule per job type: an agent whose attempts at one job type failed this many times
+   * (the agent's or our fault, or its lease lost; not the caller's media) is refused that type until
+   * an operator clears it. 0: never. @default 3
+   */
+  BLOCKLIST_FAILURES: z.coerce.number().int().min(0).max(1000).default(3),
+  /**
+   * Tags an agent must carry to take work: `<work kind or job type>=<tag>,<tag>;…`, e.g.
+   * `cut=gpu;transcribe=region-eu` (kinds: transcribe, understand, cut; a job type's entry adds to its
+   * kind's). Operators give agents tags at enrollment and in the console. @default unset (none)
+   */
+  ROUTING_TAGS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      try {
+        return parseRoutingTags(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   /**
    * HMAC secret for local-disk presigned URLs, its own secret (never the agent token). Unset → the
    * embedded default generates one per data folder; main.ts requires it with local-disk blobs.
@@ -278,8 +321,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const partialCard = !card && Boolean(c.CARD_SECRET_KEY || c.CARD_WEBHOOK_SECRET);
   if (partialChain) throw new Error('invalid configuration: the chain rail needs CHAIN_RPC_URL, CHAIN_TOKEN_ADDRESS and CHAIN_RELAYER_KEY together');
   if (partialCard) throw new Error('invalid configuration: the card rail needs CARD_SECRET_KEY and CARD_WEBHOOK_SECRET together');
-  if (c.AGENT_TOKEN && c.URL_SIGNING_SECRET && c.AGENT_TOKEN === c.URL_SIGNING_SECRET)
-    throw new Error('invalid configuration: URL_SIGNING_SECRET must not be the AGENT_TOKEN (an agent could then sign blob URLs)');
+  if (c.ADMIN_TOKEN && c.URL_SIGNING_SECRET && c.ADMIN_TOKEN === c.URL_SIGNING_SECRET)
+    throw new Error('invalid configuration: URL_SIGNING_SECRET must not be the ADMIN_TOKEN');
   if (c.AGENT_LISTEN_PORT !== undefined && c.AGENT_LISTEN_PORT !== 0 && c.AGENT_LISTEN_PORT === c.PORT)
     throw new Error('invalid configuration: AGENT_LISTEN_PORT must differ from PORT (unset it to serve agent routes on PORT)');
   if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadCoordinatorConfig } from './config.ts';
-import { startAgentChild, type AgentChild } from './embedded/agent-children.ts';
+import { localAgentAuth, startAgentChild, type AgentChild } from './embedded/agent-children.ts';
 import { startNatsServer, type NatsChild } from './embedded/nats-server.ts';
 import { loadOrCreateSecrets } from './embedded/secrets.ts';
 import { startCoordinator } from './server.ts';
@@ -13,20 +13,25 @@ import { startCoordinator } from './server.ts';
  * Any of DATABASE_URL / NATS_URL / S3_BUCKET, when set, replaces its embedded part.
  */
 const config = loadCoordinatorConfig();
-const secrets = loadOrCreateSecrets(config.DATA_DIR, { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
+const secrets = loadOrCreateSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
 let nats: NatsChild | undefined;
 if (!config.NATS_URL) nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') });
 const natsUrl = config.NATS_URL ?? nats!.url;
 const coordinator = await startCoordinator(config, secrets, { natsUrl });
 const agents: AgentChild[] = [];
+const target = { coordinatorUrl: coordinator.agentUrl, natsUrl };
 for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {
-  // The agent listener when AGENT_LISTEN_PORT splits it off, else the one listener.
-  agents.push(startAgentChild({ id: `embedded-agent-${i + 1}`, coordinatorUrl: coordinator.agentUrl, natsUrl, agentToken: secrets.agentToken }));
+  // Enrolled like any host (a one-use token the first time, its own credential file after that);
+  // the agent listener when AGENT_LISTEN_PORT splits it off, else the one listener.
+  const id = `embedded-agent-${i + 1}`;
+  const auth = await localAgentAuth(coordinator.ctx, target, join(config.DATA_DIR, 'agents'), id);
+  agents.push(startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl, auth }));
 }
 
 process.stdout.write(
   `\ncutroom is running at ${coordinator.url}\n` +
     `  API: ${coordinator.url}/api/v1   OpenAPI: ${coordinator.url}/openapi.json   health: ${coordinator.url}/health\n` +
+    `  admin console: ${coordinator.url}/admin   operator token (${config.ADMIN_NAME}): ${config.ADMIN_TOKEN ? 'ADMIN_TOKEN' : `in ${join(config.DATA_DIR, 'secrets.json')} ("adminToken")`}\n` +
     `  data folder: ${config.DATA_DIR}   billing: ${config.billingEnabled ? `on (${[coordinator.ctx.billing.chain && 'chain', coordinator.ctx.billing.card && 'card'].filter(Boolean).join(' + ')})` : 'off (jobs are created already paid)'}\n\n`,
 );
 

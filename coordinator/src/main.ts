@@ -7,14 +7,14 @@ import { startCoordinator } from './server.ts';
  */
 const config = loadCoordinatorConfig();
 if (!config.NATS_URL) throw new Error('NATS_URL is required (or run the embedded default: npm start)');
-if (!config.AGENT_TOKEN) throw new Error('AGENT_TOKEN is required: the shared secret render-agents present');
-// The URL-signing secret is its own: an agent token that also signed blob URLs would let any agent mint them.
+// Agents hold credentials of their own (enrolled with one-use tokens an operator mints: docs/operators.md);
+// ADMIN_TOKEN, when set, is the first operator's. Without it the operators already in the database log in.
 if (!config.S3_BUCKET && !config.URL_SIGNING_SECRET) {
-  throw new Error('URL_SIGNING_SECRET is required with local-disk blobs (no S3_BUCKET): a secret of its own, not the AGENT_TOKEN');
+  throw new Error('URL_SIGNING_SECRET is required with local-disk blobs (no S3_BUCKET): a secret of its own');
 }
 const coordinator = await startCoordinator(
   config,
-  { agentToken: config.AGENT_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET },
+  { adminToken: config.ADMIN_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET },
   { natsUrl: config.NATS_URL },
 );
 if (config.AGENT_LISTEN_PORT === undefined && !['127.0.0.1', '::1', 'localhost'].includes(config.HOST)) {

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from './lib/logger.ts';
 import { createBlobStore } from './storage/create-blob-store.ts';
 import { LocalBlobStore } from './storage/local-blob-store.ts';
 import { startSweeper } from './sweeper/sweeper.ts';
+import { ensureBootstrapOperator } from './operators/operator-auth.ts';
 import { startPublishWorker } from './publishing/publish-worker.ts';
 import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
@@ -35,15 +36,15 @@ export interface RunningCoordinator {
  */
 export async function startCoordinator(
   config: CoordinatorConfig,
-  /** The agent token, and the URL-signing secret of local-disk blobs (its own secret; not needed with S3). */
-  secrets: { agentToken: string; urlSigningSecret?: string | undefined },
+  /** The first operator's token (ADMIN_TOKEN), and the URL-signing secret of local-disk blobs (its own secret; not needed with S3). */
+  secrets: { adminToken?: string | undefined; urlSigningSecret?: string | undefined },
   opts: { natsUrl: string; clock?: Clock; logger?: Logger },
 ): Promise<RunningCoordinator> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
   if (!config.S3_BUCKET && !secrets.urlSigningSecret) throw new Error('URL_SIGNING_SECRET is required with local-disk blobs (no S3_BUCKET)');
-  if (secrets.urlSigningSecret && secrets.urlSigningSecret === secrets.agentToken) {
-    throw new Error('the URL-signing secret must not be the agent token: set URL_SIGNING_SECRET to a secret of its own');
+  if (secrets.urlSigningSecret && secrets.urlSigningSecret === secrets.adminToken) {
+    throw new Error('the URL-signing secret must not be the admin token: set URL_SIGNING_SECRET to a secret of its own');
   }
   const database = await openDatabase({ url: config.DATABASE_URL, pgliteDir: join(config.DATA_DIR, 'pg'), statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS });
   const blobs = createBlobStore({
@@ -96,10 +97,12 @@ export async function startCoordinator(
       await blobs.head('health/probe');
     },
   };
+  await ensureBootstrapOperator(ctx, secrets.adminToken);
   const split = config.AGENT_LISTEN_PORT !== undefined;
+  let agentUrl = config.publicBaseUrl;
   const app = await buildApp({
     ctx,
-    agentToken: secrets.agentToken,
+    enrollTarget: () => ({ coordinatorUrl: agentUrl, natsUrl: opts.natsUrl }),
     localBlobs: blobs instanceof LocalBlobStore ? blobs : undefined,
     healthChecks,
     agentRoutes: split ? 'elsewhere' : 'here',
@@ -107,9 +110,8 @@ export async function startCoordinator(
   await app.listen({ port: config.PORT, host: config.HOST });
   const url = config.publicBaseUrl;
   let agentApp: FastifyInstance | undefined;
-  let agentUrl = url;
   if (split) {
-    agentApp = await buildAgentApp({ ctx, agentToken: secrets.agentToken, healthChecks });
+    agentApp = await buildAgentApp({ ctx, healthChecks });
     await agentApp.listen({ port: config.AGENT_LISTEN_PORT, host: config.AGENT_LISTEN_HOST });
     agentUrl = listenerUrl(config.AGENT_LISTEN_HOST, agentApp);
   }

@@ -35,8 +35,40 @@ export const AgentCapabilities = z.object({
   whisper: z.object({ models: z.array(z.string()), device: z.enum(['cpu', 'cuda']), compute_type: z.string() }),
   free_disk_bytes: z.number().int().nonnegative(),
   work_kinds: z.array(WorkKind),
+  /** GPUs as nvidia-smi lists them (name, memory in MiB); empty without a driver. Added in protocol 1.1. */
+  gpus: z.array(z.object({ name: z.string(), memory_mib: z.number().int().nonnegative() })).default([]),
+  /** Logical CPU cores. Added in protocol 1.1. */
+  cpu_cores: z.number().int().nonnegative().default(0),
 });
 export type AgentCapabilities = z.infer<typeof AgentCapabilities>;
+
+/**
+ * What an operator set for this agent, told in answer to every announcement and refused claim:
+ * `active` pulls work; `draining` finishes its attempt and pulls nothing (until resumed).
+ * `rotate_credential`: trade the credential for a new one now (AGENT_ROUTES.rotate).
+ */
+export const AgentControl = z.object({ state: z.enum(['active', 'draining']), rotate_credential: z.boolean() });
+export type AgentControl = z.infer<typeof AgentControl>;
+
+export const RegisterResponse = z.object({ v, ok: z.literal(true), control: AgentControl });
+export type RegisterResponse = z.infer<typeof RegisterResponse>;
+
+/** Enrollment: Authorization: Bearer <enrollment token>; the answer's token is this agent's own credential. */
+export const EnrollRequest = z.object({
+  v,
+  agent_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/),
+  hostname: z.string().max(255),
+});
+export type EnrollRequest = z.infer<typeof EnrollRequest>;
+export const EnrollResponse = z.object({ v, agent_id: z.string(), token: z.string(), tags: z.array(z.string()) });
+export type EnrollResponse = z.infer<typeof EnrollResponse>;
+/** Rotation (with the current credential): the new one; the old one stops working after a grace period. */
+export const RotateResponse = z.object({ v, agent_id: z.string(), token: z.string(), previous_expires_at: z.iso.datetime() });
+export type RotateResponse = z.infer<typeof RotateResponse>;
 
 export const ClaimRequest = z.object({ v, job_id: Id, agent_id: z.string().min(1) });
 export type ClaimRequest = z.infer<typeof ClaimRequest>;
@@ -187,9 +219,12 @@ export const ClaimResponse = z.discriminatedUnion('claimed', [
     reason: z.string(),
     /**
      * Set when this agent should leave the wake-up for another one (it already failed this job and
-     * another agent can take it): nak with this delay instead of acking, so the wake-up survives.
+     * another agent can take it, or this agent may not take it: draining, blocked for the job type,
+     * lacking a routing tag): nak with this delay instead of acking, so the wake-up survives.
      */
     retry_after_ms: z.number().int().positive().optional(),
+    /** Present when the refusal is about this agent (drained by an operator): pause pulling. */
+    control: AgentControl.optional(),
   }),
 ]);
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
@@ -232,14 +267,53 @@ export type StageRequest = z.infer<typeof StageRequest>;
 /** Output names from the assignment that were written, with their byte sizes. */
 export const WrittenOutputs = z.array(z.object({ name: z.string(), bytes: z.number().int().nonnegative() }));
 
-export const TranscribeComplete = Fence.extend({
+/** The encoder that wrote a cut's video: the job records which one ran. */
+export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
+export type VideoEncoder = z.infer<typeof VideoEncoder>;
+
+/** The Whisper pass of an attempt (transcribe, find_clips, summarize), as the agent timed it. */
+export const TranscriptionStats = z.object({
+  /** The model that ran (`tiny.en`, `large-v3`, …). */
+  model: z.string().min(1).max(100),
+  /** Where it ran: `cpu` or `cuda`. */
+  device: z.string().min(1).max(32),
+  compute_type: z.string().max(32).optional(),
+  /** Seconds of media transcribed. */
+  media_seconds: z.number().nonnegative(),
+  /** Wall-clock seconds of the Whisper child, model load included. */
+  wall_seconds: z.number().nonnegative(),
+});
+export type TranscriptionStats = z.infer<typeof TranscriptionStats>;
+
+/** The H.264 encode of a cut (extract_clip, edit_from_transcript, extract_vertical_clip), as the agent timed it. */
+export const EncodeStats = z.object({
+  encoder: VideoEncoder,
+  /** Video frames written. */
+  frames: z.number().int().nonnegative(),
+  /** Wall-clock seconds of the encoding ffmpeg run(s). */
+  wall_seconds: z.number().nonnegative(),
+});
+export type EncodeStats = z.infer<typeof EncodeStats>;
+
+/**
+ * What an attempt measured about its own work, for the coordinator's metrics only (GET /metrics):
+ * never checked, never stored on the job. Optional (added in protocol 1.1; older agents send
+ * none); a malformed one is dropped, not refused: metrics never fail a result.
+ */
+export const AttemptStats = z.object({ transcription: TranscriptionStats.optional(), encode: EncodeStats.optional() });
+export type AttemptStats = z.infer<typeof AttemptStats>;
+
+/** Fields every CompleteRequest variant carries besides its own: the fence and the optional stats. */
+const CompleteBase = Fence.extend({ stats: AttemptStats.optional().catch(undefined) });
+
+export const TranscribeComplete = CompleteBase.extend({
   job_type: z.literal('transcribe'),
   media: MediaInfo,
   language: z.string(),
   outputs: WrittenOutputs,
 });
 
-export const FindClipsComplete = Fence.extend({
+export const FindClipsComplete = CompleteBase.extend({
   job_type: z.literal('find_clips'),
   media: MediaInfo,
   language: z.string(),
@@ -248,16 +322,12 @@ export const FindClipsComplete = Fence.extend({
   outputs: WrittenOutputs,
 });
 
-export const SummarizeComplete = Fence.extend({
+export const SummarizeComplete = CompleteBase.extend({
   job_type: z.literal('summarize'),
   media: MediaInfo,
   language: z.string(),
   outputs: WrittenOutputs,
 });
-
-/** The encoder that wrote a cut's video: the job records which one ran. */
-export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
-export type VideoEncoder = z.infer<typeof VideoEncoder>;
 
 /** A cut's output as the agent probed it after encoding. */
 export const RenderedVideo = z.object({
@@ -269,7 +339,7 @@ export const RenderedVideo = z.object({
 });
 export type RenderedVideo = z.infer<typeof RenderedVideo>;
 
-export const ExtractClipComplete = Fence.extend({
+export const ExtractClipComplete = CompleteBase.extend({
   job_type: z.literal('extract_clip'),
   /** The parent's source as probed. */
   media: MediaInfo,
@@ -286,7 +356,7 @@ export const LoudnessResult = z.object({
   output_true_peak_dbtp: z.number(),
 });
 
-export const ExtractVerticalClipComplete = Fence.extend({
+export const ExtractVerticalClipComplete = CompleteBase.extend({
   job_type: z.literal('extract_vertical_clip'),
   media: MediaInfo,
   video: RenderedVideo,
@@ -319,6 +389,9 @@ export type StaleAttempt = z.infer<typeof StaleAttempt>;
 
 /** Internal HTTP routes on the coordinator (Authorization: Bearer <agent token>). */
 export const AGENT_ROUTES = {
+  /** Authorization: Bearer <enrollment token> (the only route that takes one). */
+  enroll: '/internal/v1/agents/enroll',
+  rotate: '/internal/v1/agents/rotate',
   register: '/internal/v1/agents/register',
   claim: '/internal/v1/claims',
   heartbeat: '/internal/v1/attempts/heartbeat',

@@ -1,12 +1,13 @@
 import fs from 'node:fs/promises';
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import type { AgentCapabilities, WorkKind } from '@cutroom/proto';
+import type { AgentCapabilities, AgentControl, WorkKind } from '@cutroom/proto';
 import { detectCapabilities, type DetectedCapabilities } from './capabilities/detect-capabilities.ts';
 import { handleWakeup } from './claim/handle-wakeup.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { AgentConfig } from './config.ts';
-import { createCoordinatorClient } from './coordinator-client.ts';
+import { type CoordinatorClient, createCoordinatorClient } from './coordinator-client.ts';
+import { loadOrEnroll, saveCredential } from './identity.ts';
 import { AttemptAbortedError } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PIPELINES } from './pipelines/registry.ts';
@@ -35,6 +36,9 @@ export interface AgentHandle {
  */
 export const PRESENCE_INTERVAL_MS = 30_000;
 
+/** How often a drained agent asks whether it was resumed. */
+const DRAINED_POLL_MS = 3_000;
+
 /** How long one pull waits for a wake-up before asking again. */
 const PULL_EXPIRES_MS = 5_000;
 /**
@@ -50,35 +54,59 @@ export const pullExpiresMs = (kinds: number): number => (kinds > 1 ? MULTI_KIND_
  * Throws if NATS is unreachable or the host can serve no work kind; waits (logging) for the
  * coordinator and its consumers otherwise.
  */
-export async function startAgent(config: AgentConfig, options: StartAgentOptions = {}): Promise<AgentHandle> {
-  const logger = options.logger ?? createLogger(config.logLevel, config.agentId);
+export async function startAgent(configured: AgentConfig, options: StartAgentOptions = {}): Promise<AgentHandle> {
+  const baseLogger = options.logger ?? createLogger(configured.logLevel, configured.agentId);
   const clock = options.clock ?? systemClock;
+  const stopController = new AbortController();
+  const stopSignal = stopController.signal;
+  // This host's own credential (enrolled on first start); the token can change by rotation.
+  let token = '';
+  const client = createCoordinatorClient({
+    baseUrl: configured.coordinatorUrl,
+    token: () => token,
+    resultRetryMaxMs: configured.resultRetryMaxMs,
+    logger: baseLogger,
+    clock,
+  });
+  const credential = await loadOrEnroll(configured, client, baseLogger, stopSignal);
+  token = credential.token;
+  const config: AgentConfig = { ...configured, agentId: credential.agent_id };
+  const logger = credential.agent_id === configured.agentId ? baseLogger : baseLogger.child({ agent_id: credential.agent_id });
   await fs.mkdir(config.workDir, { recursive: true });
   const detected = await detectCapabilities(config, logger, PIPELINES);
   const kinds = detected.capabilities.work_kinds;
   if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${describeMissing(detected.missing)}`);
 
   const nc = await connect({ servers: config.natsUrl.split(','), name: `render-agent ${config.agentId}`, maxReconnectAttempts: -1 });
-  const client = createCoordinatorClient({
-    baseUrl: config.coordinatorUrl,
-    token: config.agentToken,
-    resultRetryMaxMs: config.resultRetryMaxMs,
-    logger,
-    clock,
-  });
-  const stopController = new AbortController();
-  const stopSignal = stopController.signal;
-  const deps = { config, client, whisper: detected.whisper, host: detected.host, pipelines: PIPELINES, nc, logger, clock, stopSignal };
+  // What operators set (drain, credential rotation), as the latest answer told it.
+  let control: AgentControl = { state: 'active', rotate_credential: false };
+  const isDrained = () => control.state === 'draining';
+  let rotating: Promise<void> | null = null;
+  const onControl = (next: AgentControl) => {
+    if (next.state !== control.state)
+      logger.info(
+        { state: next.state },
+        next.state === 'draining' ? 'drained by an operator: finishing the current job, taking no new one' : 'resumed by an operator: taking work',
+      );
+    control = next;
+    if (next.rotate_credential && !rotating) {
+      rotating = rotateCredential(config, client, (t) => (token = t), logger, stopSignal).finally(() => (rotating = null));
+    }
+  };
+  const deps = { config, client, whisper: detected.whisper, host: detected.host, pipelines: PIPELINES, nc, logger, clock, stopSignal, onControl };
+  const announce = () =>
+    client
+      .announce(detected.capabilities, stopSignal)
+      .then((r) => onControl(r.control))
+      .catch((err: unknown) => {
+        if (!stopSignal.aborted) logger.warn({ err: (err as Error).message }, 'presence announcement failed; retrying at the next tick');
+      });
 
   let presence: ReturnType<Clock['setInterval']> | undefined;
   const ready = (async () => {
-    await client.register(detected.capabilities, stopSignal);
+    onControl((await client.register(detected.capabilities, stopSignal)).control);
     logger.info({ coordinator: config.coordinatorUrl, kinds }, 'registered');
-    presence = clock.setInterval(() => {
-      client.announce(detected.capabilities, stopSignal).catch((err: unknown) => {
-        if (!stopSignal.aborted) logger.warn({ err: (err as Error).message }, 'presence announcement failed; retrying at the next tick');
-      });
-    }, PRESENCE_INTERVAL_MS);
+    presence = clock.setInterval(() => void announce(), PRESENCE_INTERVAL_MS);
     const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(nc, k, stopSignal, logger, clock).then((c) => [k, c] as const)));
     return new Map<WorkKind, Consumer>(consumers);
   })();
@@ -87,7 +115,14 @@ export async function startAgent(config: AgentConfig, options: StartAgentOptions
     const consumers = await ready;
     logger.info('pulling work');
     while (!stopSignal.aborted) {
+      if (isDrained()) {
+        // Drained: no pulls; ask every few seconds whether an operator resumed us.
+        await clock.sleep(DRAINED_POLL_MS, stopSignal).catch(() => undefined);
+        if (!stopSignal.aborted) await announce();
+        continue;
+      }
       for (const [kind, consumer] of consumers) {
+        if (isDrained()) break;
         if (stopSignal.aborted) break;
         let msg: JsMsg | null;
         try {
@@ -169,5 +204,26 @@ async function pullOrStop(consumer: Consumer, stopSignal: AbortSignal, expiresMs
   } finally {
     if (onAbort) stopSignal.removeEventListener('abort', onAbort);
     pull.then((late) => (stopSignal.aborted ? late?.nak() : undefined)).catch(() => undefined);
+  }
+}
+
+/**
+ * Trades the credential for a new one (an operator asked): the new one is saved before it is used;
+ * the old one keeps working for a grace period, so a crash in between loses nothing.
+ */
+async function rotateCredential(
+  config: AgentConfig,
+  client: CoordinatorClient,
+  use: (token: string) => void,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  try {
+    const next = await client.rotate(signal);
+    await saveCredential(config.credentialFile, { agent_id: next.agent_id, token: next.token, coordinator_url: config.coordinatorUrl });
+    use(next.token);
+    logger.info({ previous_expires_at: next.previous_expires_at }, 'credential rotated');
+  } catch (err) {
+    if (!signal.aborted) logger.warn({ err: (err as Error).message }, 'credential rotation failed; the next announcement asks again');
   }
 }

@@ -9,7 +9,9 @@ describe('loadAgentConfig', () => {
     expect(c.whisper).toEqual({ model: 'tiny.en', device: 'auto', computeType: 'auto', beamSize: 5, allowDownload: false });
     expect(c.ffmpegPath).toBe('ffmpeg');
     expect(c.python).toMatch(/\.venv\/bin\/python$/);
-    expect(c.agentId).toMatch(/-\d+$/);
+    expect(c.agentId).toMatch(/^[A-Za-z0-9._-]+$/);
+    expect(c.credentialFile).toMatch(/\.cutroom\/agent-credential\.json$/);
+    expect(c.enrollmentToken).toBeUndefined();
     expect(c.logLevel).toBe('info');
     expect(c.stageTimeouts).toEqual({ floorMs: 300_000, extractFactor: 0.5, transcribeFactor: 3, encodeFactor: 10, detectFactor: 10 });
     expect(c.resultRetryMaxMs).toBe(600_000);
@@ -30,7 +32,7 @@ describe('loadAgentConfig', () => {
   });
 
   it('names every missing required key', () => {
-    expect(() => loadAgentConfig({})).toThrow(/COORDINATOR_URL[\s\S]*AGENT_TOKEN[\s\S]*NATS_URL/);
+    expect(() => loadAgentConfig({})).toThrow(/COORDINATOR_URL[\s\S]*NATS_URL/);
   });
 
   it('treats empty strings as unset and parses typed values', () => {

@@ -75,12 +75,27 @@ export type LlmConfig = z.output<typeof LlmConfig>;
 const AgentEnv = z.object({
   /** Base URL of the coordinator's internal API. Required: there is no safe default. */
   COORDINATOR_URL: z.url(),
-  /** Bearer token for /internal/v1 calls. Required. */
-  AGENT_TOKEN: z.string().min(1),
+  /**
+   * Where this host keeps its own credential (written at enrollment, mode 0600, replaced on
+   * rotation). @default ~/.cutroom/agent-credential.json
+   */
+  AGENT_CREDENTIAL_FILE: z
+    .string()
+    .min(1)
+    .default(path.join(os.homedir(), '.cutroom', 'agent-credential.json')),
+  /**
+   * One-use token an operator minted (admin console → Add a host): traded for the credential when
+   * AGENT_CREDENTIAL_FILE does not exist yet, ignored after that. @default unset
+   */
+  AGENT_ENROLLMENT_TOKEN: z.string().min(1).optional(),
   /** NATS server(s), comma-separated. Required. */
   NATS_URL: z.string().min(1),
-  /** Stable id shown to the coordinator. @default `<hostname>-<pid>` */
-  AGENT_ID: z.string().min(1).max(128).default(`${os.hostname()}-${process.pid}`),
+  /** The name asked for at enrollment (an operator's token may fix another); the credential file's name wins after. @default the hostname */
+  AGENT_ID: z
+    .string()
+    .min(1)
+    .max(128)
+    .default(os.hostname().replace(/[^A-Za-z0-9._-]/g, '-') || 'render-agent'),
   /** Scratch space; each attempt gets WORK_DIR/<attempt_id>, removed afterwards. @default <tmpdir>/cutroom-agent */
   WORK_DIR: z.string().min(1).default(path.join(os.tmpdir(), 'cutroom-agent')),
   /** Python with faster-whisper installed. @default <repo>/.venv/bin/python */
@@ -142,7 +157,8 @@ const AgentEnv = z.object({
 
 export const AgentConfig = AgentEnv.superRefine(modelNamedWithEndpoint).transform((e) => ({
   coordinatorUrl: e.COORDINATOR_URL,
-  agentToken: e.AGENT_TOKEN,
+  credentialFile: e.AGENT_CREDENTIAL_FILE,
+  enrollmentToken: e.AGENT_ENROLLMENT_TOKEN,
   natsUrl: e.NATS_URL,
   agentId: e.AGENT_ID,
   workDir: e.WORK_DIR,

@@ -1,11 +1,15 @@
 import {
   AGENT_ROUTES,
   ClaimResponse,
+  EnrollResponse,
   HeartbeatResponse,
+  RegisterResponse,
+  RotateResponse,
   StaleAttempt,
   type AgentCapabilities,
   type ClaimRequest,
   type CompleteRequest,
+  type EnrollRequest,
   type FailRequest,
   type Fence,
   type StageRequest,
@@ -18,7 +22,8 @@ import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffPolicy } from './retry.ts'
 
 export interface CoordinatorClientOptions {
   baseUrl: string;
-  token: string;
+  /** This agent's credential; a function when it can change (rotation). */
+  token: string | (() => string);
   /** Bound on one HTTP request; retries follow. @default 10 s */
   requestTimeoutMs?: number;
   /** @default DEFAULT_BACKOFF (500 ms doubling to 30 s) */
@@ -52,13 +57,15 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   const clock = opts.clock ?? systemClock;
 
-  async function post<S extends z.ZodType>(route: string, body: unknown, schema: S | null, signal?: AbortSignal): Promise<z.output<S>> {
+  const tokenOf = typeof opts.token === 'function' ? opts.token : () => opts.token as string;
+
+  async function post<S extends z.ZodType>(route: string, body: unknown, schema: S | null, signal?: AbortSignal, bearer?: string): Promise<z.output<S>> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let res: Response;
     try {
       res = await fetch(new URL(route, opts.baseUrl), {
         method: 'POST',
-        headers: { authorization: `Bearer ${opts.token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${bearer ?? tokenOf()}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
@@ -111,9 +118,14 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
   return {
     /** Announces capabilities; retried until the coordinator answers (it may start after us). */
     register: (caps: AgentCapabilities, signal?: AbortSignal) =>
-      withRetry(AGENT_ROUTES.register, { tries: Infinity }, signal, () => post(AGENT_ROUTES.register, caps, null, signal)),
+      withRetry(AGENT_ROUTES.register, { tries: Infinity }, signal, () => post(AGENT_ROUTES.register, caps, RegisterResponse, signal)),
     /** One re-announcement (presence); the next tick tries again, so no retry here. */
-    announce: (caps: AgentCapabilities, signal?: AbortSignal) => post(AGENT_ROUTES.register, caps, null, signal),
+    announce: (caps: AgentCapabilities, signal?: AbortSignal) => post(AGENT_ROUTES.register, caps, RegisterResponse, signal),
+    /** Trades a one-use enrollment token for this host's own credential; retried while the coordinator is unreachable. */
+    enroll: (enrollmentToken: string, req: EnrollRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.enroll, { tries: Infinity }, signal, () => post(AGENT_ROUTES.enroll, req, EnrollResponse, signal, enrollmentToken)),
+    /** A new credential for this one (which keeps working for a grace period). */
+    rotate: (signal?: AbortSignal) => withRetry(AGENT_ROUTES.rotate, { tries: 5 }, signal, () => post(AGENT_ROUTES.rotate, {}, RotateResponse, signal)),
     /** A few tries only: if the coordinator is down the wake-up is redelivered anyway. */
     claim: (req: ClaimRequest, signal?: AbortSignal) =>
       withRetry(AGENT_ROUTES.claim, { tries: opts.claimTries ?? 3 }, signal, () => post(AGENT_ROUTES.claim, req, ClaimResponse, signal)),

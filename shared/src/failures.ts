@@ -93,6 +93,8 @@ const COORDINATOR_FAILURES = [
   'publish_quota_exhausted',
   // the host kept failing (5xx, rate limits, network) past the workflow's attempts
   'publish_host_unavailable',
+  // an operator cancelled the job (admin console / API); refunded like every failure
+  'operator_cancelled',
 ] as const;
 
 export const FailureCode = z.enum([...AGENT_FAILURES, ...COORDINATOR_FAILURES]);
@@ -133,6 +135,7 @@ export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
   // Ours to show: the caller can do nothing but try again later, and the message says so.
   publish_quota_exhausted: { reporter: 'coordinator', ...ourFault, retryable: false },
   publish_host_unavailable: { reporter: 'coordinator', ...ourFault, retryable: false },
+  operator_cancelled: { reporter: 'coordinator', ...ourFault, retryable: false },
 };
 
 export const AgentFailureCode = FailureCode.extract(AGENT_FAILURES);
@@ -147,6 +150,7 @@ export function failureMessage(code: FailureCode, detail: string): string {
   if (code === 'attempts_exhausted') return `processing did not finish (${detail}); the job was refunded, please try again`;
   if (code === 'publish_quota_exhausted')
     return `the video host's daily upload quota is used up (${detail}); the job was refunded, please publish again tomorrow`;
+  if (code === 'operator_cancelled') return `the job was cancelled by the service operator (${detail}); the job was refunded`;
   if (code === 'publish_host_unavailable') return `the video host kept failing (${detail}); the job was refunded, please try again later`;
   return `processing failed on our side (${code}); the job was refunded, please try again`;
 }

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCoordinatorConfig } from '../../coordinator/src/config.ts';
-import { startAgentChild, type AgentChild } from '../../coordinator/src/embedded/agent-children.ts';
+import { localAgentAuth, startAgentChild, type AgentChild, type AgentChildAuth } from '../../coordinator/src/embedded/agent-children.ts';
+import { enrolledAgentToken } from '../../coordinator/src/testing/agent-credential.ts';
 import { startCoordinator, type RunningCoordinator } from '../../coordinator/src/server.ts';
 import { freePort, startNats, startPostgres, startS3, type NatsFixture, type PostgresFixture, type S3Fixture } from '../fixtures/index.ts';
 import { apiClient, type ApiClient } from './api.ts';
@@ -30,10 +31,16 @@ export interface Stack {
   coordinatorEnv: Record<string, string>;
   api: ApiClient;
   natsUrl: string;
-  agentToken: string;
+  /** The first operator's token (the admin API and console). */
+  adminToken: string;
   agents: AgentChild[];
   s3?: S3Fixture;
-  startAgent(id: string): AgentChild;
+  /** Starts an agent process enrolled the way a host is (a one-use token minted by the system operator). */
+  startAgent(id: string, opts?: { tags?: string[]; env?: Record<string, string> }): Promise<AgentChild>;
+  /** How a test-started agent proves who it is (a fresh enrollment token, a credential file in the stack's folder). */
+  agentAuth(id: string, tags?: string[]): Promise<AgentChildAuth>;
+  /** Enrolls `id` and answers its own credential (for tests that call the agent routes themselves). */
+  agentCredential(id: string, tags?: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -87,7 +94,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const port = await freePort();
   const billing = opts.billing ? await startBilling() : undefined;
   const videoHost = opts.videoHost ? await startVideoHostFake() : undefined;
-  const agentToken = 'test-agent-token-0123456789';
+  const adminToken = `cro_test_admin_${randomBytes(16).toString('hex')}`;
   const coordinatorEnv: Record<string, string> = {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -125,24 +132,29 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       : {}),
   };
   const config = loadCoordinatorConfig(coordinatorEnv);
-  const coordinator = await startCoordinator(config, { agentToken, urlSigningSecret: 'test-url-signing-secret-0123' }, { natsUrl: nats.url });
+  const coordinator = await startCoordinator(config, { adminToken, urlSigningSecret: 'test-url-signing-secret-0123' }, { natsUrl: nats.url });
   billing?.stripe.addWebhookEndpoint({ url: `${coordinator.url}/api/v1/webhooks/card`, secret: billing.webhookSecret });
   const agents: AgentChild[] = [];
-  const startAgent = (id: string) => {
-    const a = startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url, agentToken, env: { ...AGENT_ENV, ...opts.agentEnv } });
+  const target = { coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url };
+  const agentAuth = (id: string, tags?: string[]) => localAgentAuth(coordinator.ctx, target, join(dataDir, 'agents'), id, { tags });
+  const startAgent = async (id: string, agentOpts: { tags?: string[]; env?: Record<string, string> } = {}) => {
+    const auth = await agentAuth(id, agentOpts.tags);
+    const a = startAgentChild({ id, coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url, auth, env: { ...AGENT_ENV, ...opts.agentEnv, ...agentOpts.env } });
     agents.push(a);
     return a;
   };
-  for (let i = 0; i < (opts.agents ?? 1); i++) startAgent(`test-agent-${i + 1}`);
+  for (let i = 0; i < (opts.agents ?? 1); i++) await startAgent(`test-agent-${i + 1}`);
   return {
     coordinator,
     coordinatorEnv,
     api: apiClient(coordinator.url),
     natsUrl: nats.url,
-    agentToken,
+    adminToken,
     agents,
     s3,
     startAgent,
+    agentAuth,
+    agentCredential: (id, tags) => enrolledAgentToken(coordinator.ctx, id, tags),
     billing,
     videoHost,
     async stop() {

@@ -16,6 +16,7 @@ import { transitionJob } from '../jobs/transition-job.ts';
 import { canTransition } from '../jobs/transitions.ts';
 import { filesOf, rolesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/registry.ts';
+import { recordCompletionMetrics } from '../metrics/completion.ts';
 import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { touchAgent } from './claim.ts';
 
@@ -185,6 +186,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
   });
   if (!done) throw stale(r);
   ctx.logger.info({ job_id: job.id, attempt_id: r.attempt_id, agent_id: r.agent_id }, 'job completed');
+  await recordCompletionMetrics(ctx, job, r);
   // A child of an agent product: its product's next step (cut the clips, settle the hold) runs after this commit.
   kickProduct(ctx, done);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, gt, inArray, isNull, lt, ne, notInArray, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, lt, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { Assignment, ClaimRequest, ClaimResponse } from '@cutroom/proto';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { CoordinatorConfig } from '../config.ts';
@@ -13,9 +13,15 @@ import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
 import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/registry.ts';
+import { isCoordinatorRun } from '../job-types/coordinator-run.ts';
+import { isBundleJobType } from '@cutroom/shared/bundles';
+import { isAgentProduct } from '@cutroom/shared/products';
+import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
+import { NOT_THE_AGENTS_FAULT } from '../operators/blocklist.ts';
+import { claimRefusal } from '../operators/claim-gate.ts';
+import { requiredTags } from '../operators/routing-tags.ts';
 
-/** An agent that announced itself (register, claim, heartbeat) this recently counts as able to take work. */
-export const AGENT_LIVE_MS = 90_000;
+export { AGENT_LIVE_MS };
 /** How long an agent that failed a job leaves its wake-up for the others before asking again. */
 export const RETRY_ELSEWHERE_MS = 5_000;
 
@@ -29,6 +35,12 @@ export const RETRY_ELSEWHERE_MS = 5_000;
 export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimResponse> {
   const now = ctx.clock.now();
   await touchAgent(ctx, req.agent_id, now);
+  const [queued] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
+  // Bundles, products and coordinator-run jobs have no agent work (no wake-up is published for them).
+  if (!queued || !hasAgentWork(queued.jobType)) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
+  const kind = definitionOf(queued.jobType).workKind;
+  const refusal = await claimRefusal(ctx, req.agent_id, kind, queued.jobType);
+  if (refusal) return { v: 1, claimed: false, ...refusal };
   if (await shouldLeaveToOthers(ctx, req, now)) {
     return { v: 1, claimed: false, reason: 'this agent already failed this job; another agent can take it', retry_after_ms: RETRY_ELSEWHERE_MS };
   }
@@ -72,6 +84,8 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   ctx.logger.info({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, job_type: job.jobType }, 'job claimed');
   return { v: 1, claimed: true, assignment };
 }
+
+const hasAgentWork = (type: string): boolean => !isBundleJobType(type) && !isAgentProduct(type) && !isCoordinatorRun(type);
 
 /** Lifetime of an assignment's URLs: they must outlive the longest run; the lease, not the URL, bounds a stuck attempt. */
 export const assignmentUrlTtlSeconds = (config: Pick<CoordinatorConfig, 'PRESIGN_TTL_SECONDS'>): number => Math.max(config.PRESIGN_TTL_SECONDS, 6 * 3600);
@@ -128,14 +142,18 @@ export async function touchAgent(ctx: Ctx, agentId: string, now: Date): Promise<
  * either, could take it. With no such agent the same one may retry: a job must not wait forever.
  */
 async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest, now: Date): Promise<boolean> {
+  // An operator's cancel, or the caller's media, says nothing about the agent.
+  const agentsFault = or(isNull(jobAttempts.errorCode), notInArray(jobAttempts.errorCode, [...NOT_THE_AGENTS_FAULT]));
   const failedBy = ctx.db
     .select({ agentId: jobAttempts.agentId })
     .from(jobAttempts)
-    .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])));
+    .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault));
   const mine = await ctx.db
     .select({ one: sql`1` })
     .from(jobAttempts)
-    .where(and(eq(jobAttempts.jobId, req.job_id), eq(jobAttempts.agentId, req.agent_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired'])))
+    .where(
+      and(eq(jobAttempts.jobId, req.job_id), eq(jobAttempts.agentId, req.agent_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault),
+    )
     .limit(1);
   if (!mine.length) return false;
   const [job] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
@@ -148,6 +166,8 @@ async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest, now: Date): Prom
       and(
         ne(agents.id, req.agent_id),
         gt(agents.lastSeenAt, addMs(now, -AGENT_LIVE_MS)),
+        eq(agents.state, 'active'),
+        sql`${agents.tags} @> ${`{${requiredTags(ctx.config.ROUTING_TAGS, kind, job.jobType).join(',')}}`}::text[]`,
         sql`${agents.capabilities} -> 'work_kinds' @> ${JSON.stringify([kind])}::jsonb`,
         notInArray(agents.id, failedBy),
       ),

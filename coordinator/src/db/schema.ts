@@ -112,7 +112,7 @@ export const jobAttempts = pgTable(
     errorCode: text('error_code').$type<FailureCode>(),
     errorMessage: text('error_message'),
   },
-  (t) => [index('job_attempts_job_idx').on(t.jobId)],
+  (t) => [index('job_attempts_job_idx').on(t.jobId), index('job_attempts_agent_idx').on(t.agentId, t.endedAt)],
 );
 
 /** Outputs: one row per (job, role), so a retried attempt replaces instead of adding. */
@@ -152,11 +152,23 @@ export type JobRow = typeof jobs.$inferSelect;
 export type JobPatch = Partial<Omit<typeof jobs.$inferInsert, 'id' | 'status'>>;
 
 /** Agents and the capabilities they announced. */
+/** How an operator set an agent: taking work, finishing its job then taking none, or gone for good. */
+export type AgentControlState = 'active' | 'draining' | 'retired';
+
+/**
+ * Render-agents. A row is created when a host enrolls (operators/enrollment.ts) and refreshed by
+ * every announcement (capabilities, version, liveness). `state` and `tags` are the operator's.
+ */
 export const agents = pgTable('agents', {
   id: text('id').primaryKey(),
   capabilities: jsonb('capabilities').notNull(),
   registeredAt: ts('registered_at').notNull(),
   lastSeenAt: ts('last_seen_at').notNull(),
+  state: text('state').$type<AgentControlState>().notNull().default('active'),
+  tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+  stateChangedAt: ts('state_changed_at'),
+  /** Set by an operator: the agent trades its credential for a new one at its next announcement. */
+  rotateRequestedAt: ts('rotate_requested_at'),
 });
 
 /** What a host connection is: usable, disconnected (by the caller or by a newer connection), or refused by the host (invalid_grant). */
@@ -246,3 +258,4 @@ export const publishWorkflows = pgTable(
 export type PublishWorkflowRow = typeof publishWorkflows.$inferSelect;
 
 export * from './payments-schema.ts';
+export * from './operators-schema.ts';

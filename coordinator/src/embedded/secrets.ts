@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface EmbeddedSecrets {
-  agentToken: string;
+  /** The first operator's token (the admin console's log-in). */
+  adminToken: string;
   urlSigningSecret: string;
 }
 
@@ -18,18 +19,18 @@ function readStored(file: string): StoredSecrets {
  * Secrets of the embedded default, generated once per data folder (mode 0600) so presigned URLs
  * and agents keep working across restarts. Configured values win.
  */
-export function loadOrCreateSecrets(dataDir: string, configured: { agentToken?: string | undefined; urlSigningSecret?: string | undefined }): EmbeddedSecrets {
+export function loadOrCreateSecrets(dataDir: string, configured: { adminToken?: string | undefined; urlSigningSecret?: string | undefined }): EmbeddedSecrets {
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, 'secrets.json');
   const stored = readStored(file);
   const secrets: EmbeddedSecrets = {
-    agentToken: stored.agentToken ?? randomBytes(32).toString('base64url'),
+    adminToken: stored.adminToken ?? `cro_${randomBytes(32).toString('base64url')}`,
     urlSigningSecret: stored.urlSigningSecret ?? randomBytes(32).toString('base64url'),
   };
   // Other entries (the token encryption key) are kept: losing that key would lose every connected account.
-  if (!stored.agentToken || !stored.urlSigningSecret) writeFileSync(file, JSON.stringify({ ...stored, ...secrets }), { mode: 0o600 });
+  if (!stored.adminToken || !stored.urlSigningSecret) writeFileSync(file, JSON.stringify({ ...stored, ...secrets }), { mode: 0o600 });
   return {
-    agentToken: configured.agentToken ?? secrets.agentToken,
+    adminToken: configured.adminToken ?? secrets.adminToken,
     urlSigningSecret: configured.urlSigningSecret ?? secrets.urlSigningSecret,
   };
 }

@@ -6,10 +6,10 @@ import { buildAgentApp, buildApp } from '../app.ts';
 import { loadCoordinatorConfig } from '../config.ts';
 import { createLogger } from '../lib/logger.ts';
 import type { LocalBlobStore } from '../storage/local-blob-store.ts';
+import { enrolledAgentToken } from '../testing/agent-credential.ts';
 import { createEngineCtx, type EngineCtx } from '../testing/engine-ctx.ts';
 
 const transcribe = { job_type: 'transcribe', filename: 'talk.wav', content_type: 'audio/wav' };
-const agentToken = 'agent-token-0123456789';
 
 describe('public listener hardening', () => {
   let ctx: EngineCtx;
@@ -17,7 +17,7 @@ describe('public listener hardening', () => {
   /** An app on the shared engine context with its own settings (rate-limit counters live in the app). */
   const build = async (env: Record<string, string> = {}, extra: Partial<Parameters<typeof buildApp>[0]> = {}) => {
     const config = loadCoordinatorConfig({ DATA_DIR: ctx.config.DATA_DIR, LOG_LEVEL: 'silent', ...env });
-    const app = await buildApp({ ctx: { ...ctx, config }, agentToken, healthChecks: {}, ...extra });
+    const app = await buildApp({ ctx: { ...ctx, config }, healthChecks: {}, ...extra });
     apps.push(app);
     return app;
   };
@@ -140,7 +140,6 @@ describe('public listener hardening', () => {
     const sink = logSink();
     const app = await buildApp({
       ctx: { ...ctx, logger: createLogger('info', 'test', sink.stream) },
-      agentToken,
       healthChecks: {
         database: async () => {
           throw new Error('password authentication failed for user "cutroom" at db.internal:5432');
@@ -160,7 +159,6 @@ describe('public listener hardening', () => {
     const sink = logSink();
     const app = await buildApp({
       ctx: { ...ctx, logger: createLogger('info', 'test', sink.stream) },
-      agentToken,
       healthChecks: {},
       localBlobs: ctx.blobs as LocalBlobStore,
     });
@@ -180,8 +178,9 @@ describe('public listener hardening', () => {
 
   it('does not serve agent routes on the public listener when they are split off', async () => {
     const publicApp = await build({}, { agentRoutes: 'elsewhere' });
-    const agentApp = await buildAgentApp({ ctx, agentToken, healthChecks: {} });
+    const agentApp = await buildAgentApp({ ctx, healthChecks: {} });
     apps.push(agentApp);
+    const agentToken = await enrolledAgentToken(ctx, 'a1');
     const register = {
       v: 1,
       agent_id: 'a1',
@@ -207,7 +206,6 @@ describe('public listener hardening', () => {
   it('names why a dependency fails on the agent listener /health (internal network only)', async () => {
     const agentApp = await buildAgentApp({
       ctx,
-      agentToken,
       healthChecks: {
         database: async () => {
           throw new Error('connect ECONNREFUSED 10.0.0.5:5432');

@@ -15,7 +15,7 @@ describe('Idempotency-Key on the REST API', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     ctx = await createEngineCtx();
-    app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+    app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {
     await app.close();
@@ -114,7 +114,7 @@ describe('Idempotency-Key with billing on', () => {
       CHAIN_TOKEN_ADDRESS: `0x${'a'.repeat(40)}`,
       CHAIN_RELAYER_KEY: `0x${'1'.repeat(64)}`,
     });
-    app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+    app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {
     await app.close();

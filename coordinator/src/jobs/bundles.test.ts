@@ -400,7 +400,7 @@ describe('clip bundles over REST (billing off)', () => {
   beforeAll(async () => {
     ctx = await createEngineCtx();
     const { buildApp } = await import('../app.ts');
-    app = await buildApp({ ctx, agentToken: 'agent-token-for-bundle-tests-0123456789', healthChecks: {} });
+    app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {
     await app?.close();

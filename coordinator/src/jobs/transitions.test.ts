@@ -20,10 +20,10 @@ describe('job transition table', () => {
     expect(canTransition('transcribing', 'extracting_audio')).toBe(true);
   });
 
-  it('never leaves a terminal status except completed/failed → deleted', () => {
+  it('never leaves a terminal status except completed/failed → deleted, and an operator retry of a failed job to a first stage', () => {
     expect(TRANSITIONS.deleted).toEqual([]);
     expect(TRANSITIONS.completed).toEqual(['deleted']);
-    expect(TRANSITIONS.failed).toEqual(['deleted']);
+    expect(TRANSITIONS.failed).toEqual(['extracting_audio', 'analyzing', 'deleted']);
     expect(canTransition('completed', 'failed')).toBe(false);
     expect(canTransition('failed', 'completed')).toBe(false);
     expect(isTerminal('completed')).toBe(true);

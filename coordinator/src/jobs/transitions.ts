@@ -13,6 +13,7 @@ export { ACTIVE_STATUSES };
  *   uploading ─complete-upload→ analyzing → completed | failed                (agent products: their children run)
  *   pending ─process (paid)→ publishing → completed | failed                   (publish_video: the coordinator's publish worker)
  *   any active status ─fail→ failed;  completed|failed ─retention/DELETE→ deleted
+ *   failed ─operator retry→ the type's first stage
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   pending: ['uploading', 'extracting_audio', 'analyzing', 'publishing', 'failed', 'deleted'],
@@ -22,7 +23,8 @@ export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   analyzing: ['extracting_audio', 'analyzing', 'completed', 'failed'],
   publishing: ['completed', 'failed'],
   completed: ['deleted'],
-  failed: ['deleted'],
+  // An operator's retry (operators/job-control.ts): back to the type's first stage.
+  failed: ['extracting_audio', 'analyzing', 'deleted'],
   deleted: [],
 };
 

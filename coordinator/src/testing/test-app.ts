@@ -5,7 +5,7 @@ import { createEngineCtx, type EngineCtx } from './engine-ctx.ts';
 /** The whole public app on the PGlite engine context, for app.inject tests; close() ends both. */
 export async function startTestApp(): Promise<{ ctx: EngineCtx; app: FastifyInstance; close(): Promise<void> }> {
   const ctx = await createEngineCtx();
-  const app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+  const app = await buildApp({ ctx, healthChecks: {} });
   return {
     ctx,
     app,

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.ts';
 import type { PipelineRegistry } from '../pipelines/pipeline.ts';
 import { PIPELINES, servableKinds } from '../pipelines/registry.ts';
 import { AGENT_VERSION } from '../version.ts';
-import { detectCuda, detectFfmpeg, detectFreeDisk, detectNvenc, detectWhisperModels } from './detect-tools.ts';
+import { detectCuda, detectFfmpeg, detectFreeDisk, detectGpus, detectNvenc, detectWhisperModels } from './detect-tools.ts';
 import type { HostFacts } from './requirements.ts';
 import { detectEmbeddingModel } from '../understanding/shared-embedder.ts';
 import { resolveWhisperRuntime, type WhisperRuntime } from './whisper-runtime.ts';
@@ -25,11 +25,12 @@ export interface DetectedCapabilities {
  * kinds come from the pipeline registry: a kind is announced when its pipelines' needs are met.
  */
 export async function detectCapabilities(config: AgentConfig, logger: Logger, pipelines: PipelineRegistry = PIPELINES): Promise<DetectedCapabilities> {
-  const [ffmpeg, cuda, whisperModels, freeDisk] = await Promise.all([
+  const [ffmpeg, cuda, whisperModels, freeDisk, gpus] = await Promise.all([
     detectFfmpeg(config.ffmpegPath),
     detectCuda(config.python),
     detectWhisperModels(config.python, config.whisper.model, config.whisper.allowDownload),
     detectFreeDisk(config.workDir),
+    detectGpus(),
   ]);
   const nvenc = ffmpeg.encoders.includes('h264_nvenc') ? await detectNvenc(config.ffmpegPath) : false;
   const whisper = resolveWhisperRuntime(config.whisper, cuda.available);
@@ -46,6 +47,8 @@ export async function detectCapabilities(config: AgentConfig, logger: Logger, pi
     whisper: { models: whisperModels.models, device: whisper.device, compute_type: whisper.computeType },
     free_disk_bytes: freeDisk,
     work_kinds: workKinds,
+    gpus,
+    cpu_cores: os.availableParallelism(),
   };
   logger.info(
     { nvenc, cuda: cuda.devices, models: whisperModels.models, whisper, free_disk_bytes: freeDisk, work_kinds: workKinds, missing },

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { execa } from 'execa';
 import { z } from 'zod';
 import { CHECK_MODEL_SCRIPT, pythonEnv } from '../python-scripts.ts';
-import { parseEncoderList, parseFfmpegVersion, parseNvidiaSmiList } from './parse-tool-output.ts';
+import { parseEncoderList, parseFfmpegVersion, parseNvidiaSmiList, parseNvidiaSmiGpus } from './parse-tool-output.ts';
 
 /**
  * Each probe answers "what can this host really do?" by running the tool. A probe that cannot
@@ -65,6 +65,12 @@ export async function detectCuda(python: string): Promise<CudaInfo> {
   const names = smi.exitCode === 0 ? parseNvidiaSmiList(String(smi.stdout)) : [];
   const devices = names.length > 0 ? names : Array.from({ length: count }, (_, i) => `cuda:${i}`);
   return { available: count > 0, devices: count > 0 ? devices : [] };
+}
+
+/** GPUs with their memory (VRAM), from nvidia-smi; empty without a driver. */
+export async function detectGpus(): Promise<{ name: string; memory_mib: number }[]> {
+  const smi = await execa('nvidia-smi', ['--query-gpu=name,memory.total', '--format=csv,noheader,nounits'], { reject: false, timeout: 10_000 });
+  return smi.exitCode === 0 ? parseNvidiaSmiGpus(String(smi.stdout)) : [];
 }
 
 const ModelList = z.object({ models: z.array(z.string()) });

@@ -34,3 +34,16 @@ export function parseNvidiaSmiList(output: string): string[] {
   }
   return names;
 }
+
+/**
+ * `nvidia-smi --query-gpu=name,memory.total --format=csv,noheader,nounits` → [{name, memory_mib}]:
+ * one line per GPU, `NVIDIA H100 80GB HBM3, 81559`. Lines that do not parse are skipped.
+ */
+export function parseNvidiaSmiGpus(output: string): { name: string; memory_mib: number }[] {
+  const gpus: { name: string; memory_mib: number }[] = [];
+  for (const line of output.split('\n')) {
+    const m = /^(.+?),\s*(\d+)\s*$/.exec(line.trim());
+    if (m) gpus.push({ name: m[1]!.trim(), memory_mib: Number(m[2]) });
+  }
+  return gpus;
+}

@@ -55,6 +55,8 @@ function setup(claim: () => Promise<ClaimResponse>, run: Pipeline<'transcribe'>[
     stage: vi.fn(),
     complete: vi.fn(),
     fail: vi.fn(),
+    enroll: vi.fn(),
+    rotate: vi.fn(),
   };
   const stop = new AbortController();
   const transcribe = { kind: 'transcribe' as const, missing: () => [], run: vi.fn(run) };

@@ -1,6 +1,6 @@
 import type { JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { cancelSubject, PROTOCOL_VERSION, WorkWakeup, type Assignment, type Fence } from '@cutroom/proto';
+import { cancelSubject, PROTOCOL_VERSION, WorkWakeup, type AgentControl, type Assignment, type Fence } from '@cutroom/proto';
 import type { HostFacts } from '../capabilities/requirements.ts';
 import type { WhisperRuntime } from '../capabilities/whisper-runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -26,6 +26,8 @@ export interface WakeupDeps {
   clock: Clock;
   /** Fires when the agent stops: aborts the claim and the running attempt. */
   stopSignal: AbortSignal;
+  /** Told what operators set when a claim is refused because of it (drained). */
+  onControl?: (control: AgentControl) => void;
 }
 
 /** How long a wake-up waits before redelivery when the coordinator could not be asked. */
@@ -58,6 +60,7 @@ export async function handleWakeup(msg: JsMsg, deps: WakeupDeps): Promise<Attemp
     return 'not_claimed';
   }
   if (!claim.claimed) {
+    if (claim.control) deps.onControl?.(claim.control);
     if (claim.retry_after_ms !== undefined) {
       // This agent already failed the job and another one can take it. Acking would consume the
       // job's only wake-up; a nak puts it back for redelivery after the coordinator's delay.

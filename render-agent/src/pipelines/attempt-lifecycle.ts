@@ -37,7 +37,7 @@ export async function runAttemptLifecycle(a: Assignment, signal: AbortSignal, ct
       if (err instanceof TransientError) return gaveUp('complete', err, ctx);
       throw err;
     }
-    log.info({ duration_ms: clock.now() - started, outputs: result.outputs }, 'attempt completed');
+    log.info({ duration_ms: clock.now() - started, outputs: result.outputs, stats: result.stats }, 'attempt completed');
     return 'completed';
   } catch (err) {
     if (isAbort(err, signal)) {

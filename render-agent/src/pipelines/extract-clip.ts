@@ -10,6 +10,7 @@ import { h264EncoderOf } from '../executors/h264-encoder.ts';
 import { probeMedia } from '../executors/probe.ts';
 import { probeVideo, type VideoStreamInfo } from '../executors/video-probe.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import { elapsedSeconds } from './attempt-stats.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
 import { downloadSource, type OutputSource, redactUrl, uploadOutputs } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
@@ -79,6 +80,7 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
   const seconds = cutSeconds(segments, video.fps);
   log.info({ media, width: video.width, height: video.height, fps: video.fpsRational, segments: segments.length, seconds, encoder }, 'source probed');
 
+  const encodeStarted = clock.now();
   await within('encode', seconds + segments.length * SEEK_SECONDS_PER_SEGMENT, (s) =>
     cutClip({
       ffmpegPath: config.ffmpegPath,
@@ -93,6 +95,8 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
       onProgress: (f) => progress.report('analyzing', f),
     }),
   );
+  // Constant rate at the source's: every kept frame is one written frame.
+  const encode = { encoder, frames: segments.reduce((n, s) => n + s.frames, 0), wall_seconds: elapsedSeconds(clock, encodeStarted) };
   // The source can be gigabytes; only the clip is needed from here on.
   await fs.rm(source, { force: true });
   const out = await within('probe', 0, (s) => probeVideo(config.ffprobePath, output, s));
@@ -101,7 +105,7 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
   }
   progress.report('analyzing', 1);
   progress.flush();
-  log.info({ duration_seconds: out.durationSeconds, planned_seconds: seconds }, 'clip encoded');
+  log.info({ duration_seconds: out.durationSeconds, planned_seconds: seconds, encode }, 'clip encoded');
 
   const transcript = parentTranscript === null ? null : buildTranscriptOutputs(retimeTranscript(parentTranscript, segments));
   // The clip streams from disk (a long cut at CRF 18 can be gigabytes); the transcripts are small.
@@ -114,8 +118,8 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
   const outputs = await uploadOutputs(a.outputs, sources, signal, clock);
   const rendered = { duration_seconds: out.durationSeconds, width: out.width, height: out.height, fps: out.fps, encoder };
   return a.job_type === 'extract_clip'
-    ? { ...ctx.fence, job_type: 'extract_clip', media, video: rendered, outputs }
-    : { ...ctx.fence, job_type: 'edit_from_transcript', media, video: rendered, outputs };
+    ? { ...ctx.fence, job_type: 'extract_clip', media, video: rendered, outputs, stats: { encode } }
+    : { ...ctx.fence, job_type: 'edit_from_transcript', media, video: rendered, outputs, stats: { encode } };
 }
 
 /**

@@ -13,6 +13,7 @@ import { probeVideo } from '../executors/video-probe.ts';
 import { cropFilter } from '../reframe/crop-filter.ts';
 import { planReframe } from '../reframe/plan.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import { elapsedSeconds } from './attempt-stats.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
 import { downloadSource, type OutputSource, uploadOutputs } from './http-transfer.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
@@ -119,6 +120,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   }
 
   const crop = await cropFilter(doc, video.fps, dir);
+  const encodeStarted = clock.now();
   const rendered = await within('encode', clipSeconds, (s) =>
     renderVerticalClip({
       ffmpegPath: config.ffmpegPath,
@@ -136,6 +138,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
       onProgress: (f) => report('encode', f),
     }),
   );
+  const encodeSeconds = elapsedSeconds(clock, encodeStarted);
   // The source can be gigabytes; from here on only the clip is read.
   await fs.rm(source, { force: true });
   if (loudness?.mode === 'linear' && rendered.loudnormMode !== 'linear') {
@@ -160,7 +163,8 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   }
   report('encode', 1);
   progress.flush();
-  log.info({ duration_seconds: out.durationSeconds, loudness: loudnessResult }, 'vertical clip rendered');
+  const encode = { encoder, frames: Math.round(out.durationSeconds * out.fps), wall_seconds: encodeSeconds };
+  log.info({ duration_seconds: out.durationSeconds, loudness: loudnessResult, encode }, 'vertical clip rendered');
 
   // The clip streams from disk; the subjects document is small.
   const sources: Record<OutputName, () => OutputSource> = {
@@ -176,5 +180,6 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
     video: { duration_seconds: out.durationSeconds, width: out.width, height: out.height, fps: out.fps, encoder },
     loudness: loudnessResult,
     outputs,
+    stats: { encode },
   };
 }

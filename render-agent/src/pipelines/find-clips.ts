@@ -24,7 +24,7 @@ export const findClipsPipeline: Pipeline<'find_clips'> = {
 
 async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const input = { source: a.source, language: a.params.language, model: a.params.model };
-  const { media, transcript, embedder } = await transcribeForAnalysis(dir, a, input, 'clips', signal, ctx);
+  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, 'clips', signal, ctx);
   ctx.progress.report('analyzing', 0, 'finding the moments');
   const top = ctx.config.llm.candidates;
   const { generator, note } = top > 0 ? await configuredGenerator(ctx.config.llm, ctx.logger) : { generator: null, note: null };
@@ -62,5 +62,13 @@ async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortS
   );
 
   const outputs = await uploadWithTranscript(a, transcript, { name: 'clips', json: clips }, signal, ctx);
-  return { ...ctx.fence, job_type: 'find_clips', media, language: transcript.language, candidates: clips.candidates.length, outputs };
+  return {
+    ...ctx.fence,
+    job_type: 'find_clips',
+    media,
+    language: transcript.language,
+    candidates: clips.candidates.length,
+    outputs,
+    stats: { transcription },
+  };
 }

@@ -23,7 +23,7 @@ export const summarizePipeline: Pipeline<'summarize'> = {
 
 async function summarizeInto(dir: string, a: SummarizeAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const input = { source: a.source, language: a.params.language, model: a.params.model };
-  const { media, transcript, embedder } = await transcribeForAnalysis(dir, a, input, 'summary', signal, ctx);
+  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, 'summary', signal, ctx);
   ctx.progress.report('analyzing', 0, 'reading the transcript');
   const calls = ctx.config.llm.summaryCalls;
   const { generator, note } = calls > 0 ? await configuredGenerator(ctx.config.llm, ctx.logger) : { generator: null, note: null };
@@ -50,5 +50,5 @@ async function summarizeInto(dir: string, a: SummarizeAssignment, signal: AbortS
   );
 
   const outputs = await uploadWithTranscript(a, transcript, { name: 'summary', json: summary }, signal, ctx);
-  return { ...ctx.fence, job_type: 'summarize', media, language: transcript.language, outputs };
+  return { ...ctx.fence, job_type: 'summarize', media, language: transcript.language, outputs, stats: { transcription } };
 }

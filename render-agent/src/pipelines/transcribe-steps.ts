@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { MediaInfo, SourceRef } from '@cutroom/proto';
+import type { MediaInfo, SourceRef, TranscriptionStats } from '@cutroom/proto';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { extractAudio } from '../executors/ffmpeg.ts';
 import { assertTranscribable, probeMedia } from '../executors/probe.ts';
 import { transcribeWithWhisper } from '../executors/whisper.ts';
+import { elapsedSeconds } from './attempt-stats.ts';
 import { reportStage } from './fenced-calls.ts';
 import { downloadSource } from './http-transfer.ts';
 import type { PipelineContext } from './pipeline.ts';
@@ -27,17 +28,19 @@ export function withinLimit(ctx: PipelineContext, signal: AbortSignal) {
   };
 }
 
+/** What the shared transcription steps produce: the probe, the transcript, and how the Whisper pass went (completion stats). */
+export interface TranscribedSource {
+  media: MediaInfo;
+  transcript: TranscriptV2;
+  transcription: TranscriptionStats;
+}
+
 /**
  * The steps every transcript-producing job shares: source → probe → 16 kHz WAV → Whisper. The job
  * is already `extracting_audio` when claimed; `transcribing` is reported with the probe (the
  * coordinator checks it against what was paid for). The source is deleted once the WAV exists.
  */
-export async function transcribeSource(
-  dir: string,
-  p: TranscribeSourceParams,
-  signal: AbortSignal,
-  ctx: PipelineContext,
-): Promise<{ media: MediaInfo; transcript: TranscriptV2 }> {
+export async function transcribeSource(dir: string, p: TranscribeSourceParams, signal: AbortSignal, ctx: PipelineContext): Promise<TranscribedSource> {
   const { config, progress, logger: log, clock } = ctx;
   const within = withinLimit(ctx, signal);
   const source = path.join(dir, 'source');
@@ -65,11 +68,13 @@ export async function transcribeSource(
 
   await reportStage(ctx, 'transcribing', media, signal);
   progress.report('transcribing', 0);
+  const model = p.model || config.whisper.model;
+  const whisperStarted = clock.now();
   const transcript = await within('transcribe', media.duration_seconds, (s) =>
     transcribeWithWhisper({
       python: config.python,
       audioPath: audio,
-      model: p.model || config.whisper.model,
+      model,
       device: ctx.whisper.device,
       computeType: ctx.whisper.computeType,
       beamSize: config.whisper.beamSize,
@@ -82,7 +87,17 @@ export async function transcribeSource(
     }),
   );
   progress.flush();
-  log.info({ language: transcript.language, segments: transcript.segments.length, media_seconds: media.duration_seconds }, 'transcribed');
+  const transcription: TranscriptionStats = {
+    model,
+    device: ctx.whisper.device,
+    compute_type: ctx.whisper.computeType,
+    media_seconds: media.duration_seconds,
+    wall_seconds: elapsedSeconds(clock, whisperStarted),
+  };
+  log.info(
+    { language: transcript.language, segments: transcript.segments.length, media_seconds: media.duration_seconds, whisper: transcription },
+    'transcribed',
+  );
   await fs.rm(audio, { force: true });
-  return { media, transcript };
+  return { media, transcript, transcription };
 }

@@ -21,7 +21,12 @@ export const transcribePipeline: Pipeline<'transcribe'> = {
 async function transcribeInto(dir: string, a: TranscribeAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   // Each child runs under a wall-clock limit (stage-limit.ts): one that hangs is killed and the
   // attempt fails as stage_timeout, instead of its heartbeats keeping the lease forever.
-  const { media, transcript } = await transcribeSource(dir, { source: a.source, language: a.params.language, model: a.params.model }, signal, ctx);
+  const { media, transcript, transcription } = await transcribeSource(
+    dir,
+    { source: a.source, language: a.params.language, model: a.params.model },
+    signal,
+    ctx,
+  );
   const bodies = buildTranscriptOutputs(transcript);
   await confirmStillHolding(ctx, signal);
   const outputs: { name: string; bytes: number }[] = [];
@@ -30,5 +35,5 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
     await uploadOutput(name, target, bodies[name], signal, ctx.clock);
     outputs.push({ name, bytes: bodies[name].byteLength });
   }
-  return { ...ctx.fence, job_type: 'transcribe', media, language: transcript.language, outputs };
+  return { ...ctx.fence, job_type: 'transcribe', media, language: transcript.language, outputs, stats: { transcription } };
 }

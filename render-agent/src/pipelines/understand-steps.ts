@@ -1,4 +1,4 @@
-import type { MediaInfo, OutputTarget } from '@cutroom/proto';
+import type { OutputTarget } from '@cutroom/proto';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { PipelineError } from '../errors.ts';
 import type { Embedder } from '../understanding/embedder.ts';
@@ -6,7 +6,7 @@ import { sharedEmbedder } from '../understanding/shared-embedder.ts';
 import { confirmStillHolding, reportStage } from './fenced-calls.ts';
 import { uploadOutputs } from './http-transfer.ts';
 import type { PipelineContext } from './pipeline.ts';
-import { type TranscribeSourceParams, transcribeSource } from './transcribe-steps.ts';
+import { type TranscribedSource, type TranscribeSourceParams, transcribeSource } from './transcribe-steps.ts';
 import { buildTranscriptOutputs } from './transcript-outputs.ts';
 
 /**
@@ -18,9 +18,7 @@ import { buildTranscriptOutputs } from './transcript-outputs.ts';
 /** The transcript files every understanding job writes beside its own document. */
 const TRANSCRIPT_OUTPUTS = ['transcript_srt', 'transcript_words'] as const;
 
-export interface Understood {
-  media: MediaInfo;
-  transcript: TranscriptV2;
+export interface Understood extends TranscribedSource {
   embedder: Embedder;
 }
 
@@ -38,12 +36,12 @@ export async function transcribeForAnalysis(
 ): Promise<Understood> {
   const unknown = Object.keys(a.outputs).find((name) => name !== document && !(TRANSCRIPT_OUTPUTS as readonly string[]).includes(name));
   if (unknown !== undefined) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${unknown}`);
-  const { media, transcript } = await transcribeSource(dir, input, signal, ctx);
+  const transcribed = await transcribeSource(dir, input, signal, ctx);
   await reportStage(ctx, 'analyzing', undefined, signal);
   const embedder = await sharedEmbedder().catch((err: unknown) => {
     throw new PipelineError('tool_failed', `the sentence-embedding model could not be loaded: ${(err as Error).message}`, { cause: err });
   });
-  return { media, transcript, embedder };
+  return { ...transcribed, embedder };
 }
 
 /** Uploads the transcript files and the analysis' JSON document (named `document`), once the lease is confirmed. */

@@ -12,7 +12,7 @@ describe('connection routes (publishing not configured)', () => {
   let app: FastifyInstance;
   beforeAll(async () => {
     ctx = await createEngineCtx();
-    app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+    app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {
     await app.close();
@@ -58,7 +58,7 @@ describe('connection routes (publishing on, a real token endpoint)', () => {
   beforeAll(async () => {
     host = await startOAuthHost();
     ctx = await createEngineCtx(host.env);
-    app = await buildApp({ ctx, agentToken: 'agent-token-0123456789', healthChecks: {} });
+    app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {
     await app.close();

@@ -1,0 +1,43 @@
+/** The REST shapes the CLI reads (service-spec "Resources and their fields"); only the fields it uses. */
+
+export type JobStatus = 'pending' | 'uploading' | 'extracting_audio' | 'transcribing' | 'analyzing' | 'publishing' | 'completed' | 'failed' | 'deleted';
+export type PaymentStatus = 'pending' | 'paid' | 'refunded' | 'paid_by_parent';
+
+export interface JobOutput {
+  output_id: string;
+  role: string;
+  content_type: string | null;
+  download_url: string;
+  external_url: string | null;
+}
+
+export interface Job {
+  job_id: string;
+  job_type: string;
+  status: JobStatus;
+  payment_status: PaymentStatus;
+  original_filename: string;
+  content_type: string;
+  file_size: number | null;
+  duration_seconds: number | null;
+  error_message: string | null;
+  created_at: string;
+  completed_at: string | null;
+  source_job_id: string | null;
+  expires_at: string | null;
+  outputs?: JobOutput[];
+  progress?: { stage: string; fraction: number; at: string } | null;
+}
+
+export interface CreateJobResponse {
+  job_id: string;
+  job_type: string;
+  payment_status: PaymentStatus;
+  price_cents: number;
+  checkout_url?: string;
+  next_endpoint?: 'upload-url' | 'process';
+}
+
+export const TERMINAL: readonly JobStatus[] = ['completed', 'failed', 'deleted'];
+/** Statuses of a job the service is working on (queued or running). */
+export const ACTIVE: readonly JobStatus[] = ['extracting_audio', 'transcribing', 'analyzing', 'publishing'];

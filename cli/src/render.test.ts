@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { Job } from './api-types.ts';
+import { type ClipsDoc, renderCandidates, renderJob, renderSummary } from './render.ts';
+
+const JOB = '3f2a9c1e-0000-4000-8000-000000000001';
+
+describe('renderCandidates', () => {
+  const candidate = (rank: number, start: number) => ({
+    id: `c${rank}`,
+    rank,
+    start,
+    end: start + 150,
+    duration: 150,
+    title: `Title ${rank}`,
+    hook: `Hook ${rank}`,
+    summary: `Summary ${rank}`,
+    score: 90 - rank,
+    match: null,
+  });
+  it('lists candidates by rank with their window and the cut command', () => {
+    const doc: ClipsDoc = { mode: 'best', query: null, notes: [], candidates: [candidate(2, 300), candidate(1, 12.25)] };
+    const lines = renderCandidates(doc, JOB);
+    expect(lines[0]).toBe('2 clip candidates, best first:');
+    expect(lines[2]).toBe('#1  0:12.3-2:42.3  (2m30s)  score 89  [c1]');
+    expect(lines).toContain('    cut: cutroom cut 3f2a9c1e --start 12.25 --end 162.25 [--vertical]');
+    expect(lines.indexOf('    Title 1')).toBeLessThan(lines.indexOf('    Title 2'));
+  });
+  it('says why there is none', () => {
+    const doc: ClipsDoc = { mode: 'best', query: null, notes: ['the recording is 27 s long'], candidates: [] };
+    expect(renderCandidates(doc, JOB)).toEqual(['no clip candidates found', '  note: the recording is 27 s long']);
+  });
+  it('shows the match in query mode', () => {
+    const doc: ClipsDoc = { mode: 'query', query: 'pricing', notes: [], candidates: [{ ...candidate(1, 0), match: { score: 77, why: 'matched pricing' } }] };
+    const lines = renderCandidates(doc, JOB);
+    expect(lines[0]).toBe('1 moments matching "pricing":');
+    expect(lines[2]).toContain('match 77');
+    expect(lines).toContain('    why: matched pricing');
+  });
+});
+
+describe('renderSummary and renderJob', () => {
+  it('prints overview, key points and chapters', () => {
+    const lines = renderSummary({ overview: 'All about it.', key_points: [{ text: 'One.' }], chapters: [{ index: 1, start: 65, title: 'Start' }], notes: [] });
+    expect(lines).toEqual(['All about it.', '', 'Key points:', '  - One.', '', 'Chapters:', '      1:05  Start']);
+  });
+  it('prints the fields a job has', () => {
+    const job = {
+      job_id: JOB,
+      job_type: 'transcribe',
+      status: 'transcribing',
+      payment_status: 'paid',
+      original_filename: 'talk.mp4',
+      content_type: 'video/mp4',
+      file_size: 2048,
+      duration_seconds: null,
+      error_message: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      completed_at: null,
+      source_job_id: null,
+      expires_at: null,
+      outputs: [],
+      progress: { stage: 'transcribing', fraction: 0.42, at: '' },
+    } satisfies Job;
+    expect(renderJob(job)).toEqual([
+      `job        ${JOB}`,
+      'type       transcribe',
+      'status     transcribing (42%)',
+      'payment    paid',
+      'file       talk.mp4 (2.00 KB)',
+      'created    2026-01-01T00:00:00.000Z',
+    ]);
+  });
+});

@@ -1,0 +1,123 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { AgentCapabilities } from '@cutroom/proto';
+import type { Ctx } from '../context.ts';
+import { type AgentControlState, agentCredentials, agents, jobAttempts, jobs } from '../db/schema.ts';
+import { addMs } from '../lib/clock.ts';
+import { blockedTypes } from './blocklist.ts';
+
+/** An agent is live when seen (announcement, claim, heartbeat) this recently: agents announce every 30 s. */
+export const AGENT_LIVE_MS = 90_000;
+
+/**
+ * What the console shows: `online` (live, idle), `busy` (live, running an attempt), `offline` (not
+ * seen for AGENT_LIVE_MS), `draining` (told to stop, still finishing an attempt), `drained`
+ * (told to stop, idle: safe to take down), `retired` (gone for good, credentials revoked).
+ */
+export const AGENT_DISPLAY_STATES = ['online', 'busy', 'offline', 'draining', 'drained', 'retired'] as const;
+export type AgentDisplayState = (typeof AGENT_DISPLAY_STATES)[number];
+
+export function displayState(control: AgentControlState, live: boolean, busy: boolean): AgentDisplayState {
+  if (control === 'retired') return 'retired';
+  if (control === 'draining') return busy ? 'draining' : 'drained';
+  if (!live) return 'offline';
+  return busy ? 'busy' : 'online';
+}
+
+export interface AgentView {
+  id: string;
+  state: AgentDisplayState;
+  control: AgentControlState;
+  tags: string[];
+  hostname: string | null;
+  version: string | null;
+  work_kinds: string[];
+  gpus: { name: string; memory_mib: number }[];
+  cuda: boolean;
+  nvenc: boolean;
+  encoders: string[];
+  whisper: { models: string[]; device: string; compute_type: string } | null;
+  cpu_cores: number | null;
+  free_disk_bytes: number | null;
+  registered_at: string;
+  last_seen_at: string;
+  seconds_since_seen: number;
+  current: { job_id: string; attempt_id: string; job_type: string; status: string; progress: unknown; started_at: string } | null;
+  blocked: { job_type: string; failures: number }[];
+  credentials: number;
+  rotate_requested: boolean;
+}
+
+/** Every agent with what it can do, what it is doing, and what operators set; retired ones last. */
+export async function listAgents(ctx: Ctx): Promise<AgentView[]> {
+  const now = ctx.clock.now();
+  const [rows, running, blocked, creds] = await Promise.all([
+    ctx.db.select().from(agents).orderBy(asc(agents.id)),
+    ctx.db
+      .select({
+        agentId: jobAttempts.agentId,
+        attemptId: jobAttempts.id,
+        jobId: jobs.id,
+        jobType: jobs.jobType,
+        status: jobs.status,
+        progress: jobs.progress,
+        startedAt: jobAttempts.startedAt,
+      })
+      .from(jobAttempts)
+      .innerJoin(jobs, eq(jobs.currentAttemptId, jobAttempts.id))
+      .where(isNull(jobAttempts.endedAt)),
+    blockedTypes(ctx),
+    ctx.db.select({ agentId: agentCredentials.agentId }).from(agentCredentials).where(isNull(agentCredentials.revokedAt)),
+  ]);
+  const liveSince = addMs(now, -AGENT_LIVE_MS);
+  return rows.map((row): AgentView => {
+    const caps = row.capabilities as Partial<AgentCapabilities>;
+    const cur = running.find((r) => r.agentId === row.id) ?? null;
+    return {
+      id: row.id,
+      state: displayState(row.state, row.lastSeenAt > liveSince, cur !== null),
+      control: row.state,
+      tags: row.tags,
+      hostname: caps.hostname ?? null,
+      version: caps.version ?? null,
+      work_kinds: caps.work_kinds ?? [],
+      gpus: caps.gpus ?? [],
+      cuda: caps.cuda?.available ?? false,
+      nvenc: caps.ffmpeg?.nvenc ?? false,
+      encoders: caps.ffmpeg?.encoders ?? [],
+      whisper: caps.whisper ?? null,
+      cpu_cores: caps.cpu_cores ?? null,
+      free_disk_bytes: caps.free_disk_bytes ?? null,
+      registered_at: row.registeredAt.toISOString(),
+      last_seen_at: row.lastSeenAt.toISOString(),
+      seconds_since_seen: Math.max(0, Math.round((now.getTime() - row.lastSeenAt.getTime()) / 1000)),
+      current: cur && {
+        job_id: cur.jobId,
+        attempt_id: cur.attemptId,
+        job_type: cur.jobType,
+        status: cur.status,
+        progress: cur.progress ?? null,
+        started_at: cur.startedAt.toISOString(),
+      },
+      blocked: blocked.filter((b) => b.agent_id === row.id).map((b) => ({ job_type: b.job_type, failures: b.failures })),
+      credentials: creds.filter((c) => c.agentId === row.id).length,
+      rotate_requested: row.rotateRequestedAt !== null,
+    };
+  });
+}
+
+/** How many agents are in each display state (metrics, the console's header). */
+export async function agentStateCounts(ctx: Ctx): Promise<Record<AgentDisplayState, number>> {
+  const counts = Object.fromEntries(AGENT_DISPLAY_STATES.map((s) => [s, 0])) as Record<AgentDisplayState, number>;
+  for (const a of await listAgents(ctx)) counts[a.state]++;
+  return counts;
+}
+
+/** An agent's control row (what the claim and announcements are answered with). */
+export async function agentControlRow(ctx: Ctx, agentId: string) {
+  const [row] = await ctx.db
+    .select({ state: agents.state, tags: agents.tags, rotateRequestedAt: agents.rotateRequestedAt, capabilities: agents.capabilities })
+    .from(agents)
+    .where(and(eq(agents.id, agentId)))
+    .limit(1);
+  return row ?? null;
+}

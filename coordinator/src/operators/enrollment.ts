@@ -1,0 +1,195 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
+import type { EnrollRequest, EnrollResponse, RotateResponse } from '@cutroom/proto';
+import type { Ctx } from '../context.ts';
+import type { Tx } from '../db/database.ts';
+import { agentCredentials, agents, enrollmentTokens } from '../db/schema.ts';
+import { AppError } from '../lib/app-error.ts';
+import { addMs } from '../lib/clock.ts';
+import { hashToken } from '../lib/tokens.ts';
+import { recordAction } from './audit.ts';
+import type { Operator } from './operator-auth.ts';
+import { TAG_PATTERN } from './routing-tags.ts';
+
+export const newEnrollmentToken = (): string => `cre_${randomBytes(32).toString('base64url')}`;
+export const newAgentCredential = (): string => `cra_${randomBytes(32).toString('base64url')}`;
+
+export interface MintedEnrollment {
+  id: string;
+  token: string;
+  agent_id: string | null;
+  tags: string[];
+  expires_at: string;
+  /** What to run on the new host (docs/operators.md): the one command that adds it. */
+  command: string;
+}
+
+export function checkTags(tags: readonly string[]): string[] {
+  for (const t of tags) if (!TAG_PATTERN.test(t)) throw new AppError('invalid_request', `tag "${t}" must match ${TAG_PATTERN}`);
+  return [...new Set(tags)].sort();
+}
+
+/** An operator mints a one-use token for a new host; only its hash is kept. */
+export async function mintEnrollmentToken(
+  ctx: Ctx,
+  by: Operator,
+  input: { agentId?: string | null | undefined; tags?: readonly string[] | undefined },
+  target: EnrollTarget,
+): Promise<MintedEnrollment> {
+  const now = ctx.clock.now();
+  const token = newEnrollmentToken();
+  const id = randomUUID();
+  const tags = checkTags(input.tags ?? []);
+  const agentId = input.agentId ?? null;
+  const expiresAt = addMs(now, ctx.config.ENROLLMENT_TOKEN_TTL_HOURS * 3600_000);
+  await ctx.db.transaction(async (tx) => {
+    if (agentId) await refuseRetiredName(tx, agentId);
+    await tx.insert(enrollmentTokens).values({ id, tokenHash: hashToken(token), agentId, tags, createdBy: by.name, createdAt: now, expiresAt });
+    await recordAction(tx, { operator: by.name, action: 'enrollment.mint', targetKind: 'enrollment', targetId: id, detail: { agent_id: agentId, tags }, now });
+  });
+  return { id, token, agent_id: agentId, tags, expires_at: expiresAt.toISOString(), command: enrollCommand(target, token, agentId) };
+}
+
+/** Where a new host reaches the farm: the agent listener's URL and the NATS server, as hosts see them. */
+export interface EnrollTarget {
+  coordinatorUrl: string;
+  natsUrl: string;
+}
+
+/** The one command an operator runs on a GPU host, from a checkout of this repository (docs/operators.md). */
+export function enrollCommand(target: EnrollTarget, token: string, agentId: string | null): string {
+  const id = agentId ? '' : 'AGENT_ID=$(hostname) ';
+  return `${id}COORDINATOR_URL=${target.coordinatorUrl} NATS_URL=${target.natsUrl} AGENT_ENROLLMENT_TOKEN=${token} npm run agent`;
+}
+
+async function refuseRetiredName(tx: Tx, agentId: string): Promise<void> {
+  const [row] = await tx.select({ state: agents.state }).from(agents).where(eq(agents.id, agentId)).limit(1);
+  if (row?.state === 'retired') throw new AppError('conflict', `agent ${agentId} was retired; enroll the host under another name`);
+}
+
+export interface EnrollmentView {
+  id: string;
+  agent_id: string | null;
+  tags: string[];
+  created_by: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  used_by: string | null;
+  revoked_at: string | null;
+}
+
+/** Tokens still usable first, then the recent used or revoked ones. */
+export async function listEnrollments(ctx: Ctx, limit = 50): Promise<EnrollmentView[]> {
+  const rows = await ctx.db.select().from(enrollmentTokens).orderBy(desc(enrollmentTokens.createdAt)).limit(limit);
+  return rows.map((r) => ({
+    id: r.id,
+    agent_id: r.agentId,
+    tags: r.tags,
+    created_by: r.createdBy,
+    created_at: r.createdAt.toISOString(),
+    expires_at: r.expiresAt.toISOString(),
+    used_at: r.usedAt?.toISOString() ?? null,
+    used_by: r.usedBy,
+    revoked_at: r.revokedAt?.toISOString() ?? null,
+  }));
+}
+
+export async function revokeEnrollment(ctx: Ctx, by: Operator, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(enrollmentTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(enrollmentTokens.id, id), isNull(enrollmentTokens.usedAt), isNull(enrollmentTokens.revokedAt)))
+      .returning({ id: enrollmentTokens.id });
+    if (!row) throw new AppError('not_found', 'no unused enrollment token with that id');
+    await recordAction(tx, { operator: by.name, action: 'enrollment.revoke', targetKind: 'enrollment', targetId: id, now });
+  });
+}
+
+/**
+ * A host trades an enrollment token for its own credential (`cra_…`, shown once). The token is
+ * spent in the same transaction (one use). Enrolling a name that exists (a host that lost its
+ * credential) revokes that agent's old credentials; a retired name is refused.
+ */
+export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: EnrollRequest): Promise<EnrollResponse> {
+  const now = ctx.clock.now();
+  const credential = newAgentCredential();
+  return ctx.db.transaction(async (tx) => {
+    const [tokenRow] = await tx
+      .select()
+      .from(enrollmentTokens)
+      .where(
+        and(
+          eq(enrollmentTokens.tokenHash, hashToken(enrollmentToken)),
+          isNull(enrollmentTokens.usedAt),
+          isNull(enrollmentTokens.revokedAt),
+          gt(enrollmentTokens.expiresAt, now),
+        ),
+      )
+      .for('update')
+      .limit(1);
+    if (!tokenRow) throw new AppError('unauthenticated', 'unknown, used, revoked or expired enrollment token');
+    const agentId = tokenRow.agentId ?? req.agent_id;
+    await refuseRetiredName(tx, agentId);
+    await tx.update(enrollmentTokens).set({ usedAt: now, usedBy: agentId }).where(eq(enrollmentTokens.id, tokenRow.id));
+    // The row exists from enrollment on (capabilities arrive with the first announcement): the
+    // console shows the host, offline, until it registers.
+    await tx
+      .insert(agents)
+      .values({ id: agentId, capabilities: {}, registeredAt: now, lastSeenAt: now, tags: tokenRow.tags, state: 'active', stateChangedAt: now })
+      .onConflictDoUpdate({ target: agents.id, set: { tags: tokenRow.tags } });
+    await tx
+      .update(agentCredentials)
+      .set({ revokedAt: now })
+      .where(and(eq(agentCredentials.agentId, agentId), isNull(agentCredentials.revokedAt)));
+    await tx.insert(agentCredentials).values({ id: randomUUID(), agentId, tokenHash: hashToken(credential), createdAt: now });
+    await recordAction(tx, {
+      operator: tokenRow.createdBy,
+      action: 'agent.enroll',
+      targetKind: 'agent',
+      targetId: agentId,
+      detail: { enrollment: tokenRow.id, hostname: req.hostname, tags: tokenRow.tags },
+      now,
+    });
+    ctx.logger.info({ agent_id: agentId, hostname: req.hostname, tags: tokenRow.tags }, 'agent enrolled');
+    return { v: 1, agent_id: agentId, token: credential, tags: tokenRow.tags };
+  });
+}
+
+/**
+ * An agent trades its credential for a new one; the one it used keeps working for
+ * AGENT_CREDENTIAL_GRACE_SECONDS (a reply lost on the way must not lock the host out).
+ */
+export async function rotateCredential(ctx: Ctx, agentId: string, credentialId: string): Promise<RotateResponse> {
+  const now = ctx.clock.now();
+  const credential = newAgentCredential();
+  const graceUntil = addMs(now, ctx.config.AGENT_CREDENTIAL_GRACE_SECONDS * 1000);
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(agentCredentials)
+      .set({ expiresAt: graceUntil })
+      .where(
+        and(
+          eq(agentCredentials.id, credentialId),
+          isNull(agentCredentials.revokedAt),
+          or(isNull(agentCredentials.expiresAt), gt(agentCredentials.expiresAt, graceUntil)),
+        ),
+      );
+    await tx.insert(agentCredentials).values({ id: randomUUID(), agentId, tokenHash: hashToken(credential), createdAt: now });
+    await tx.update(agents).set({ rotateRequestedAt: null }).where(eq(agents.id, agentId));
+  });
+  ctx.logger.info({ agent_id: agentId }, 'agent credential rotated');
+  return { v: 1, agent_id: agentId, token: credential, previous_expires_at: graceUntil.toISOString() };
+}
+
+/** Every credential of an agent stops working now (retire, or an operator's revoke). */
+export async function revokeAgentCredentials(tx: Tx, agentId: string, now: Date): Promise<number> {
+  const rows = await tx
+    .update(agentCredentials)
+    .set({ revokedAt: now })
+    .where(and(eq(agentCredentials.agentId, agentId), isNull(agentCredentials.revokedAt)))
+    .returning({ id: agentCredentials.id });
+  return rows.length;
+}
