@@ -48,6 +48,6 @@ export async function loadOrEnroll(config: AgentConfig, client: CoordinatorClien
     );
   const enrolled = await client.enroll(config.enrollmentToken, { v: 1, agent_id: config.agentId, hostname: os.hostname() }, signal);
   await saveCredential(config.credentialFile, { agent_id: enrolled.agent_id, token: enrolled.token, coordinator_url: config.coordinatorUrl });
-  logger.info({ agent_id: enrolled.agent_id, tags: enrolled.tags, credential_file: config.credentialFile }, 'enrolled');
+  logger.info({ enrolled_as: enrolled.agent_id, tags: enrolled.tags, credential_file: config.credentialFile }, 'enrolled');
   return (await readCredential(config.credentialFile))!;
 }

@@ -77,7 +77,7 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
       return row;
     });
     kickProduct(ctx, failed);
-    ctx.logger.warn({ job_id: job.id, parent: job.sourceJobId }, 'derivative failed: its parent has no source');
+    ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, parent: job.sourceJobId }, 'derivative failed: its parent has no source');
     return { v: 1, claimed: false, reason: 'the job could not start: its parent has no source' };
   }
   const assignment = await buildAssignment(ctx, job, attemptId, inputs);

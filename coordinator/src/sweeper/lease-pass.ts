@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull, lt } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
-import { jobs } from '../db/schema.ts';
+import { jobAttempts, jobs } from '../db/schema.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
@@ -49,7 +49,8 @@ export function leasePass(policy: SweepPolicy): SweepPass {
           });
           if (outcome) ctx.cancelAttempt(attemptId);
           if (outcome) result[outcome]++;
-          ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, outcome }, 'lease expired');
+          const [holder] = await ctx.db.select({ agentId: jobAttempts.agentId }).from(jobAttempts).where(eq(jobAttempts.id, attemptId)).limit(1);
+          ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, agent_id: holder?.agentId, outcome }, 'lease expired');
         } catch (err) {
           result.errors++;
           ctx.logger.error({ err, job_id: job.id, attempt_id: attemptId }, 'could not sweep an expired lease');
