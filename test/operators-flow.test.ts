@@ -123,14 +123,20 @@ describe('operating the farm through the admin API', () => {
     await waitFor(async () => (await agentView('gpu-b'))?.state === 'drained', 10_000, { description: 'gpu-b to show drained' });
 
     const c = await paidTranscribe();
-    await new Promise((r) => setTimeout(r, 6000));
+    // Meanwhile the operator rotates its credential: a drained agent asks every few seconds, so it
+    // fetches and saves a new one soon; the old one keeps working for the grace period.
+    const before = JSON.parse(readFileSync(gpuCredentialFile, 'utf8')).token as string;
+    await admin.agents.rotateCredential.mutate({ agent_id: 'gpu-b' });
+    await waitFor(() => JSON.parse(readFileSync(gpuCredentialFile, 'utf8')).token !== before, 20_000, { description: 'gpu-b to rotate its credential' });
     expect(await attemptsOf(c.id)).toEqual([]);
+    expect((await agentView('gpu-b'))?.rotate_requested).toBe(false);
     await admin.agents.resume.mutate({ agent_id: 'gpu-b' });
     const after = await stack.api.waitForJob(c.token, c.id, undefined, 120_000);
     expect(after.status, after.error_message).toBe('completed');
     expect((await attemptsOf(c.id)).map((a) => a.agentId)).toEqual(['gpu-b']);
     expect((await admin.agents.history.query({ agent_id: 'gpu-b' })).map((a) => [a.operator, a.action])).toEqual([
       ['admin', 'agent.resume'],
+      ['admin', 'agent.rotate'],
       ['admin', 'agent.drain'],
       ['admin', 'agent.enroll'],
     ]);
@@ -182,7 +188,8 @@ describe('operating the farm through the admin API', () => {
       body: JSON.stringify({ v: 1, job_id: crypto.randomUUID(), agent_id: 'plain-agent' }),
     });
     expect(other.status).toBe(403);
-    expect(await admin.agents.revokeCredentials.mutate({ agent_id: 'gpu-b' })).toBe(1);
+    // The rotated-out credential and the current one: both end at once.
+    expect(await admin.agents.revokeCredentials.mutate({ agent_id: 'gpu-b' })).toBe(2);
     expect((await claim(token)).status).toBe(401);
 
     await admin.agents.retire.mutate({ agent_id: 'plain-agent' });
