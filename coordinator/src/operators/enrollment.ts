@@ -135,10 +135,10 @@ export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: Enroll
     await refuseRetiredName(tx, agentId);
     await tx.update(enrollmentTokens).set({ usedAt: now, usedBy: agentId }).where(eq(enrollmentTokens.id, tokenRow.id));
     // The row exists from enrollment on (capabilities arrive with the first announcement): the
-    // console shows the host, offline, until it registers.
+    // console shows the host, offline (never seen), until it registers.
     await tx
       .insert(agents)
-      .values({ id: agentId, capabilities: {}, registeredAt: now, lastSeenAt: now, tags: tokenRow.tags, state: 'active', stateChangedAt: now })
+      .values({ id: agentId, capabilities: {}, registeredAt: now, lastSeenAt: new Date(0), tags: tokenRow.tags, state: 'active', stateChangedAt: now })
       .onConflictDoUpdate({ target: agents.id, set: { tags: tokenRow.tags } });
     await tx
       .update(agentCredentials)

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { JobStatus, JobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
@@ -34,6 +34,8 @@ export interface JobSummary {
   attempt_count: number;
   current_attempt_id: string | null;
   progress: { stage: string; fraction: number; at: string } | null;
+  /** The agent of the latest attempt (list answers only). */
+  agent_id?: string | null;
   error_code: string | null;
   error_message: string | null;
   parent_job_id: string | null;
@@ -79,15 +81,21 @@ export async function listJobs(ctx: Ctx, input: JobFilter): Promise<{ jobs: JobS
       ? or(lt(jobs.createdAt, new Date(f.before.created_at)), and(eq(jobs.createdAt, new Date(f.before.created_at)), lt(jobs.id, f.before.id)))
       : undefined,
   ];
+  const latestAgent = sql<
+    string | null
+  >`(select ${jobAttempts.agentId} from ${jobAttempts} where ${jobAttempts.jobId} = ${jobs.id} order by ${jobAttempts.startedAt} desc limit 1)`;
   const rows = await ctx.db
-    .select()
+    .select({ job: jobs, agentId: latestAgent })
     .from(jobs)
     .where(and(...where))
     .orderBy(desc(jobs.createdAt), desc(jobs.id))
     .limit(f.limit + 1);
   const page = rows.slice(0, f.limit);
-  const last = page.at(-1);
-  return { jobs: page.map(jobSummary), next: rows.length > f.limit && last ? { created_at: last.createdAt.toISOString(), id: last.id } : null };
+  const last = page.at(-1)?.job;
+  return {
+    jobs: page.map((r) => ({ ...jobSummary(r.job), agent_id: r.agentId })),
+    next: rows.length > f.limit && last ? { created_at: last.createdAt.toISOString(), id: last.id } : null,
+  };
 }
 
 export interface JobTimeline {
