@@ -61,8 +61,9 @@ describe('render-agent loop on the real stack', () => {
     let row: typeof agents.$inferSelect | undefined;
     await waitFor(
       async () => {
+        // The row exists from enrollment on; the capabilities come with the first announcement.
         [row] = await db.select().from(agents).where(eq(agents.id, 'test-agent-1'));
-        return row !== undefined;
+        return row !== undefined && 'agent_id' in (row.capabilities as object);
       },
       60_000,
       { description: 'test-agent-1 to register with the coordinator' },
