@@ -70,13 +70,22 @@ export async function extractAudio(opts: ExtractAudioOptions): Promise<void> {
   child.stdout.on('data', (chunk: string) => {
     for (const f of parser.push(chunk)) opts.onProgress?.(f);
   });
+  let stderr: string;
   try {
-    await child;
+    stderr = String((await child).stderr ?? '');
   } catch (err) {
     opts.signal.throwIfAborted();
     throw classifyExtractFailure(err as ExecaError, opts);
   }
+  // A cut-short upload (an mp4 whose index names samples past the end of the file): ffmpeg decodes
+  // what is there and exits 0, which would transcribe part of the file and charge for all of it.
+  if (TRUNCATED_INPUT.test(stderr)) {
+    throw new PipelineError('media_invalid', 'the uploaded file is cut short: its audio ends before the length its header declares; upload the whole file');
+  }
 }
+
+/** The demuxer's line for a sample that lies past the end of the file (mov/mp4: "stream 1, offset 0x8491: partial file"). */
+const TRUNCATED_INPUT = /: partial file$/m;
 
 /**
  * ffprobe already accepted the file, so a failing decode is most likely a corrupt upload
