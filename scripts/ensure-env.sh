@@ -8,6 +8,7 @@
 #   admin-console  the operators' console built into admin-console/dist (scripts/build-admin-console.sh)
 #   .tools/models  the sentence-embedding model and the local text model (scripts/ensure-models.sh)
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
+#   .tools/deploy  (--test) helm, kubeconform, compose-check, hadolint, Kubernetes schemas, haproxy (scripts/ensure-deploy-tools.sh)
 #   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt), and the
 #                  discovery documents' validators (test/python/requirements-discovery.txt)
 set -euo pipefail
@@ -72,6 +73,7 @@ bash "$root/scripts/ensure-models.sh"
 # --- test-only tools ----------------------------------------------------------------------
 if [ "$mode" = "--test" ]; then
   bash "$root/scripts/ensure-minio.sh"
+  bash "$root/scripts/ensure-deploy-tools.sh"
 
   # schemathesis and the discovery documents' validators (a2a-sdk, openapi-spec-validator) in one
   # virtual environment of their own (their pins must not meet faster-whisper's; they resolve

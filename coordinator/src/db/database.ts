@@ -23,6 +23,9 @@ const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url)
  * `statement_timeout` set on every connection when `statementTimeoutMs` > 0); without one, the
  * embedded default keeps an in-process PGlite under the data folder (one process, no timeout).
  */
+/** pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "cutroom"). */
+const MIGRATION_LOCK_KEY = String(0x637574726f6f6dn);
+
 export async function openDatabase(opts: { url?: string | undefined; pgliteDir: string; statementTimeoutMs?: number }): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import('postgres');
@@ -31,6 +34,9 @@ export async function openDatabase(opts: { url?: string | undefined; pgliteDir: 
     // Migrations run on a connection of their own, without the statement timeout (an index build may take long).
     const migrator = postgres(opts.url, { max: 1, onnotice: () => {} });
     try {
+      // Replicas starting together take turns (a session advisory lock on the one connection): the
+      // second finds the migrations applied instead of racing the first to create the same tables.
+      await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`;
       await migrate(drizzle(migrator, { schema }), { migrationsFolder });
     } finally {
       await migrator.end({ timeout: 5 });
