@@ -19,6 +19,15 @@ describe('coordinator config', () => {
     expect(c.publicBaseUrl).toBe('http://127.0.0.1:9000');
   });
 
+  it('takes a NATS cluster as a list of URLs and its stream copies as 1, 3 or 5', () => {
+    const c = loadCoordinatorConfig({ NATS_URL: 'nats://n1:4222,nats://n2:4222, nats://n3:4222', NATS_STREAM_REPLICAS: '3' });
+    expect(c.NATS_URL).toBe('nats://n1:4222,nats://n2:4222, nats://n3:4222');
+    expect(c.NATS_STREAM_REPLICAS).toBe(3);
+    expect(loadCoordinatorConfig({ NATS_URL: '' }).NATS_URL).toBeUndefined();
+    expect(() => loadCoordinatorConfig({ NATS_URL: 'nats://n1:4222,not a url' })).toThrow(/NATS_URL/);
+    expect(() => loadCoordinatorConfig({ NATS_STREAM_REPLICAS: '2' })).toThrow(/NATS_STREAM_REPLICAS/);
+  });
+
   it('names every invalid option', () => {
     expect(() => loadCoordinatorConfig({ PORT: 'eighty', LEASE_MS: '5' })).toThrow(/PORT[\s\S]*LEASE_MS/);
   });

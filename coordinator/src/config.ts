@@ -44,8 +44,26 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default(resolve(repoRoot, '.data')),
   /** Postgres URL; unset → embedded PGlite under DATA_DIR/pg. */
   DATABASE_URL: optionalUrl,
-  /** NATS URL (JetStream enabled); unset → the embedded default starts a nats-server child. */
-  NATS_URL: optionalUrl,
+  /**
+   * NATS URL (JetStream enabled), or a comma-separated list of a cluster's servers (the client
+   * fails over between them); unset → the embedded default starts a nats-server child.
+   */
+  NATS_URL: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .refine((v) => v.split(',').every((u) => URL.canParse(u.trim())), 'a URL, or several separated by commas (the servers of one cluster)')
+      .optional(),
+  ),
+  /**
+   * Copies of the work stream a NATS JetStream cluster keeps (1, 3 or 5; at most the cluster's
+   * size). Applied when the stream is created and on every start after. @default 1
+   */
+  NATS_STREAM_REPLICAS: z.coerce
+    .number()
+    .int()
+    .refine((n) => [1, 3, 5].includes(n), '1, 3 or 5')
+    .default(1),
   /** S3-compatible endpoint; unset with no S3_BUCKET → local-disk blobs served by the coordinator. */
   S3_ENDPOINT: optionalUrl,
   /** Bucket for sources and outputs; setting it selects the S3 store. */
@@ -66,6 +84,13 @@ const EnvSchema = z.object({
   AGENT_LISTEN_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   /** Interface of the agent listener. @default 127.0.0.1 */
   AGENT_LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * What the host command an operator copies from the console (enrollment) tells agents to reach:
+   * the coordinator's agent routes through a load balancer, and the NATS servers as agents see
+   * them. @default the agent listener's (or the public) URL, and NATS_URL
+   */
+  AGENT_PUBLIC_URL: optionalUrl,
+  AGENT_NATS_URL: optional,
   /**
    * Bearer token GET /metrics (Prometheus text format) asks for. Set: served on the public and the
    * agent listener, to `Authorization: Bearer <METRICS_TOKEN>` only. Unset: served without one on
@@ -156,6 +181,14 @@ const EnvSchema = z.object({
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(LIMITS.uploadMaxBytes),
   /** Agent lease; agents renew at half. @default 30000 */
   LEASE_MS: z.coerce.number().int().min(2000).default(30_000),
+  /**
+   * Back-off before a failed attempt's job is claimed again: RETRY_BACKOFF_MS after the first
+   * failure, doubling with each further one, at most RETRY_BACKOFF_MAX_MS. A dependency that is
+   * down for a few seconds (object store, database) then costs the job waiting, not its attempts.
+   * @default 5000 and 60000
+   */
+  RETRY_BACKOFF_MS: z.coerce.number().int().min(0).default(5000),
+  RETRY_BACKOFF_MAX_MS: z.coerce.number().int().min(0).default(60_000),
   /** Attempts before a job fails for good. @default 3 */
   MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** How often the sweeper looks for expired leases and retention. @default 5000 */

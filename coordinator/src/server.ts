@@ -71,7 +71,7 @@ export async function startCoordinator(
   });
   await blobs.ensureReady();
   const nc = await connectNats(opts.natsUrl, 'cutroom-coordinator');
-  await ensureWorkStream(nc, { ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000) });
+  await ensureWorkStream(nc, { ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000), replicas: config.NATS_STREAM_REPLICAS });
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
   const ctx: Ctx = {
@@ -84,7 +84,14 @@ export async function startCoordinator(
     notifyOutbox: () => relay?.notify(),
     cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
   };
-  relay = startOutboxRelay({ db: database.db, nc, clock, logger, ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000) });
+  relay = startOutboxRelay({
+    db: database.db,
+    nc,
+    clock,
+    logger,
+    ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000),
+    streamReplicas: config.NATS_STREAM_REPLICAS,
+  });
   const progress = startProgressIntake({ db: database.db, nc, logger });
   const sweeper = startSweeper(ctx);
 
@@ -102,7 +109,7 @@ export async function startCoordinator(
   let agentUrl = config.publicBaseUrl;
   const app = await buildApp({
     ctx,
-    enrollTarget: () => ({ coordinatorUrl: agentUrl, natsUrl: opts.natsUrl }),
+    enrollTarget: () => ({ coordinatorUrl: config.AGENT_PUBLIC_URL ?? agentUrl, natsUrl: config.AGENT_NATS_URL ?? opts.natsUrl }),
     localBlobs: blobs instanceof LocalBlobStore ? blobs : undefined,
     healthChecks,
     agentRoutes: split ? 'elsewhere' : 'here',

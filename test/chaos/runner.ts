@@ -64,7 +64,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRow[]> {
     speech,
   );
   seededBytes(corrupt, 64 * 1024);
-  const stack = await startStack({ billing: true, storage: 's3', agents: 2, leaseMs, sweepMs: opts.sweepMs ?? 500 });
+  // CHAOS_AGENT_LOG_LEVEL=debug shows what the agents did (their logs go to our stdout).
+  const agentLog = process.env.CHAOS_AGENT_LOG_LEVEL;
+  const stack = await startStack({
+    billing: true,
+    storage: 's3',
+    agents: 2,
+    leaseMs,
+    sweepMs: opts.sweepMs ?? 500,
+    agentEnv: agentLog ? { LOG_LEVEL: agentLog } : undefined,
+  });
   const payer = chainPayer(stack.billing!);
   const startBalance = await payer.balanceOf(payer.address);
   const children: ResultPromise[] = [];

@@ -117,8 +117,8 @@ function takeLive(ctx: ChaosContext, agentId: string): AgentChild | undefined {
 }
 
 /** A coordinator replica as its own process (coordinator/src/main.ts) on the stack's Postgres, NATS and S3. */
-async function replica(ctx: ChaosContext, name: string) {
-  const port = await freePort();
+async function replica(ctx: ChaosContext, name: string, port?: number) {
+  port ??= await freePort();
   const child = execa('bash', ['scripts/run-node.sh', 'coordinator/src/main.ts'], {
     env: { ...ctx.stack.coordinatorEnv, PORT: String(port), DATA_DIR: mkdtempSync(join(tmpdir(), `cutroom-chaos-${name}-`)), LOG_LEVEL: 'error' },
     reject: false,
@@ -265,6 +265,62 @@ export const SCENARIOS: Scenario[] = [
       // B's agent has lost its coordinator: stop it (as if its host went with it).
       await sigkill(onB.process);
       return { jobIds: jobsOnB.map((j) => j.id), hit };
+    },
+  },
+  {
+    name: 'ingest-kill9',
+    description:
+      'kill -9 the coordinator replica an agent reports to once the attempt’s outputs are uploaded (its complete in flight); a supervisor restarts it on the same port',
+    async run(ctx) {
+      const b = await replica(ctx, 'i');
+      const port = Number(new URL(b.url).port);
+      const agentId = ctx.nextAgentId();
+      const onB = startAgentChild({
+        id: agentId,
+        coordinatorUrl: b.url,
+        natsUrl: ctx.stack.natsUrl,
+        auth: await ctx.stack.agentAuth(agentId),
+        env: { LOG_LEVEL: 'error', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' },
+      });
+      const ids: string[] = [];
+      let hit = false;
+      let restarted: Awaited<ReturnType<typeof replica>> | undefined;
+      try {
+        // Any agent may take a wake-up: submit until B's agent holds one (a few tries).
+        for (let i = 0; i < 6 && !hit; i++) {
+          const job = await paidTranscribe(ctx, b.url, ctx.speech);
+          ids.push(job.id);
+          const attempt = await openAttempt(ctx, job.id);
+          if (attempt?.agentId !== agentId) continue;
+          // The agent uploads every output, then calls complete: kill B as the outputs land.
+          let landed = false;
+          await waitFor(
+            async () => {
+              landed = (await listKeys(ctx, `jobs/${job.id}/outputs/${attempt.id}/`)).length >= 2;
+              return landed || (await attemptsOf(ctx, job.id)).find((a) => a.id === attempt.id)?.outcome != null;
+            },
+            90_000,
+            { description: `the outputs of attempt ${attempt.id}`, intervalMs: 25 },
+          );
+          if (!landed) continue;
+          await sigkill(b.child);
+          hit = true;
+          ctx.log(`killed replica i as attempt ${attempt.id} of ${job.id} reported (job ${(await jobRow(ctx, job.id))?.status})`);
+          restarted = await replica(ctx, 'i', port);
+        }
+      } finally {
+        // The agent rides out its coordinator's restart (its complete is retried); then it leaves.
+        if (restarted) {
+          await new Promise((r) => setTimeout(r, ctx.leaseMs * 2));
+          const last = ids[ids.length - 1]!;
+          const outcomes = (await attemptsOf(ctx, last)).map((a) => `${a.agentId} ${a.outcome ?? 'open'}`);
+          ctx.log(`ingest-kill9: after the restart, attempts of ${last}: ${outcomes.join(', ')}`);
+        }
+        await sigkill(onB.process);
+        if (restarted) await sigkill(restarted.child);
+        else await sigkill(b.child);
+      }
+      return { jobIds: ids, hit };
     },
   },
   {

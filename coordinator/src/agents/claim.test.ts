@@ -59,6 +59,33 @@ describe('claims (PGlite, manual clock)', () => {
     expect(second.claimed).toBe(true);
   });
 
+  it('holds a requeued job for its back-off, doubling with each failure', async () => {
+    const config = ctx.config as { RETRY_BACKOFF_MS: number };
+    config.RETRY_BACKOFF_MS = 5000;
+    try {
+      const { jobId } = await queueTranscribeJob(ctx);
+      await addAgent(ctx, 'b-a');
+      await addAgent(ctx, 'b-b');
+      const fail = async (agent: string) => {
+        const r = await claim(jobId, agent);
+        if (!r.claimed) throw new Error(`not claimed: ${r.reason}`);
+        await failAttempt(ctx, { v: 1, job_id: jobId, attempt_id: r.assignment.attempt_id, agent_id: agent, code: 'tool_failed', message: 'store down' });
+      };
+      await fail('b-a');
+      expect(await claim(jobId, 'b-b')).toMatchObject({ claimed: false, reason: 'the job retries after a back-off', retry_after_ms: 5000 });
+      ctx.clock.advance(4000);
+      expect(await claim(jobId, 'b-b')).toMatchObject({ claimed: false, retry_after_ms: 1000 });
+      ctx.clock.advance(1000);
+      await fail('b-b');
+      expect(await claim(jobId, 'b-a')).toMatchObject({ claimed: false, retry_after_ms: 10_000 });
+      ctx.clock.advance(10_000);
+      await addAgent(ctx, 'b-c');
+      expect((await claim(jobId, 'b-c')).claimed).toBe(true);
+    } finally {
+      config.RETRY_BACKOFF_MS = 0;
+    }
+  });
+
   it('lets the failing agent retry when no other live agent serves the kind', async () => {
     const { jobId } = await queueTranscribeJob(ctx);
     await addAgent(ctx, 'r-a');

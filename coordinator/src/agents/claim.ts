@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, gt, inArray, isNull, lt, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { Assignment, ClaimRequest, ClaimResponse } from '@cutroom/proto';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { CoordinatorConfig } from '../config.ts';
@@ -19,7 +19,8 @@ import { isAgentProduct } from '@cutroom/shared/products';
 import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
 import { NOT_THE_AGENTS_FAULT } from '../operators/blocklist.ts';
 import { claimRefusal } from '../operators/claim-gate.ts';
-import { requiredTags } from '../operators/routing-tags.ts';
+import { anotherAgentCouldTake } from '../operators/eligible-agents.ts';
+import { retryWaitMs } from './retry-backoff.ts';
 
 export { AGENT_LIVE_MS };
 /** How long an agent that failed a job leaves its wake-up for the others before asking again. */
@@ -35,13 +36,16 @@ export const RETRY_ELSEWHERE_MS = 5_000;
 export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimResponse> {
   const now = ctx.clock.now();
   await touchAgent(ctx, req.agent_id, now);
-  const [queued] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
+  const [queued] = await ctx.db.select({ jobType: jobs.jobType, attemptCount: jobs.attemptCount }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
   // Bundles, products and coordinator-run jobs have no agent work (no wake-up is published for them).
   if (!queued || !hasAgentWork(queued.jobType)) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
   const kind = definitionOf(queued.jobType).workKind;
   const refusal = await claimRefusal(ctx, req.agent_id, kind, queued.jobType);
   if (refusal) return { v: 1, claimed: false, ...refusal };
-  if (await shouldLeaveToOthers(ctx, req, now)) {
+  // After a failed attempt the job waits out its back-off: the wake-up comes back when it ends.
+  const wait = await retryWaitMs(ctx, req.job_id, queued.attemptCount, now);
+  if (wait > 0) return { v: 1, claimed: false, reason: 'the job retries after a back-off', retry_after_ms: wait };
+  if (await shouldLeaveToOthers(ctx, req)) {
     return { v: 1, claimed: false, reason: 'this agent already failed this job; another agent can take it', retry_after_ms: RETRY_ELSEWHERE_MS };
   }
   const attemptId = randomUUID();
@@ -138,40 +142,21 @@ export async function touchAgent(ctx: Ctx, agentId: string, now: Date): Promise<
 
 /**
  * Flamenco's rule, per job: an agent whose attempt at this job failed (or lost its lease) does
- * not get it again while another live agent that serves the job's kind, and has not failed it
- * either, could take it. With no such agent the same one may retry: a job must not wait forever.
+ * not get it again while another live agent that serves the job's kind, is not blocked for its
+ * type, and has not failed it either, could take it. With no such agent the same one may retry:
+ * a job must not wait forever.
  */
-async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest, now: Date): Promise<boolean> {
+async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest): Promise<boolean> {
   // An operator's cancel, or the caller's media, says nothing about the agent.
   const agentsFault = or(isNull(jobAttempts.errorCode), notInArray(jobAttempts.errorCode, [...NOT_THE_AGENTS_FAULT]));
-  const failedBy = ctx.db
-    .select({ agentId: jobAttempts.agentId })
-    .from(jobAttempts)
-    .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault));
-  const mine = await ctx.db
-    .select({ one: sql`1` })
-    .from(jobAttempts)
-    .where(
-      and(eq(jobAttempts.jobId, req.job_id), eq(jobAttempts.agentId, req.agent_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault),
-    )
-    .limit(1);
-  if (!mine.length) return false;
+  const failedBy = (
+    await ctx.db
+      .selectDistinct({ agentId: jobAttempts.agentId })
+      .from(jobAttempts)
+      .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault))
+  ).map((r) => r.agentId);
+  if (!failedBy.includes(req.agent_id)) return false;
   const [job] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
   if (!job) return false;
-  const kind = definitionOf(job.jobType).workKind;
-  const others = await ctx.db
-    .select({ id: agents.id })
-    .from(agents)
-    .where(
-      and(
-        ne(agents.id, req.agent_id),
-        gt(agents.lastSeenAt, addMs(now, -AGENT_LIVE_MS)),
-        eq(agents.state, 'active'),
-        sql`${agents.tags} @> ${`{${requiredTags(ctx.config.ROUTING_TAGS, kind, job.jobType).join(',')}}`}::text[]`,
-        sql`${agents.capabilities} -> 'work_kinds' @> ${JSON.stringify([kind])}::jsonb`,
-        notInArray(agents.id, failedBy),
-      ),
-    )
-    .limit(1);
-  return others.length > 0;
+  return anotherAgentCouldTake(ctx, { agentId: req.agent_id, kind: definitionOf(job.jobType).workKind, jobType: job.jobType, excluding: failedBy });
 }

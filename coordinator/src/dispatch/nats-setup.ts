@@ -2,16 +2,22 @@ import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, RetentionPolicy, StorageType, jetstreamManager } from '@nats-io/jetstream';
 import { WORK_KINDS, WORK_STREAM, WORK_SUBJECT_PREFIX, workConsumerName, workSubject } from '@cutroom/proto';
 
+/** `url`: one server, or a cluster's servers separated by commas (the client fails over between them). */
 export async function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+  const servers = url
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
 }
 
 /**
  * Creates (or updates) the work-queue stream and one durable pull consumer per work kind.
  * ack_wait is generous because agents call working() at half the lease; the database lease,
- * not JetStream redelivery, decides when a stuck attempt is taken over.
+ * not JetStream redelivery, decides when a stuck attempt is taken over. `replicas` (a cluster's
+ * copies of the stream) is set on create and on every update, so a restart keeps (or applies) it.
  */
-export async function ensureWorkStream(nc: NatsConnection, opts: { ackWaitMs: number }): Promise<void> {
+export async function ensureWorkStream(nc: NatsConnection, opts: { ackWaitMs: number; replicas?: number }): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const stream = {
     name: WORK_STREAM,
@@ -20,6 +26,7 @@ export async function ensureWorkStream(nc: NatsConnection, opts: { ackWaitMs: nu
     storage: StorageType.File,
     // Outbox ids are the message ids: a re-relayed row inside this window is dropped.
     duplicate_window: nanos(10 * 60_000),
+    num_replicas: opts.replicas ?? 1,
   };
   try {
     await jsm.streams.info(WORK_STREAM);

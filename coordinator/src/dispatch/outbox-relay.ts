@@ -29,6 +29,8 @@ export function startOutboxRelay(deps: {
   pollMs?: number;
   /** ack_wait of the consumers it recreates (the coordinator's, see server.ts). @default 60 s */
   ackWaitMs?: number;
+  /** The work stream's copies in a NATS cluster, when it must be recreated (NATS_STREAM_REPLICAS). */
+  streamReplicas?: number;
 }) {
   const js = jetstream(deps.nc);
   let running = false;
@@ -47,7 +49,7 @@ export function startOutboxRelay(deps: {
       if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) return;
     }
     deps.logger.warn({ stream: WORK_STREAM }, 'the work stream is gone (NATS lost its store?): recreating it and its consumers');
-    await ensureWorkStream(deps.nc, { ackWaitMs: deps.ackWaitMs ?? 60_000 });
+    await ensureWorkStream(deps.nc, { ackWaitMs: deps.ackWaitMs ?? 60_000, replicas: deps.streamReplicas });
   }
 
   async function drain(): Promise<void> {

@@ -22,7 +22,7 @@ export interface BlockedType {
  * the pair, counted from job_attempts (no counter to drift); at BLOCKLIST_FAILURES or more the
  * agent is refused that job type. One grouped query over the agent's attempts (indexed by agent).
  */
-export async function blockedTypes(ctx: Ctx, agentId?: string): Promise<BlockedType[]> {
+export async function blockedTypes(ctx: Ctx, agentId?: string, jobType?: string): Promise<BlockedType[]> {
   const threshold = ctx.config.BLOCKLIST_FAILURES;
   if (threshold === 0) return [];
   const rows = await ctx.db
@@ -36,6 +36,7 @@ export async function blockedTypes(ctx: Ctx, agentId?: string): Promise<BlockedT
         or(isNull(jobAttempts.errorCode), notInArray(jobAttempts.errorCode, [...NOT_THE_AGENTS_FAULT])),
         or(isNull(agentBlockClears.clearedAt), gt(jobAttempts.endedAt, agentBlockClears.clearedAt)),
         agentId === undefined ? undefined : eq(jobAttempts.agentId, agentId),
+        jobType === undefined ? undefined : sql`${jobs.jobType}::text = ${jobType}`,
       ),
     )
     .groupBy(jobAttempts.agentId, jobs.jobType)
@@ -45,7 +46,7 @@ export async function blockedTypes(ctx: Ctx, agentId?: string): Promise<BlockedT
 }
 
 export async function isBlocked(ctx: Ctx, agentId: string, jobType: string): Promise<boolean> {
-  return (await blockedTypes(ctx, agentId)).some((b) => b.job_type === jobType);
+  return (await blockedTypes(ctx, agentId, jobType)).length > 0;
 }
 
 /** An operator lets the agent take the job type again; its earlier failures stop counting. */

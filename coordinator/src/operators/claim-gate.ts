@@ -3,6 +3,7 @@ import type { Ctx } from '../context.ts';
 import { controlOf } from './agent-control.ts';
 import { agentControlRow } from './agent-state.ts';
 import { isBlocked } from './blocklist.ts';
+import { anotherAgentCouldTake } from './eligible-agents.ts';
 import { missingTags, requiredTags } from './routing-tags.ts';
 
 /** How long a refused agent leaves a wake-up before it comes back (to it or another agent). */
@@ -19,7 +20,8 @@ export interface ClaimRefusal {
 /**
  * Whether this agent may take a job of this kind and type, before any claim is attempted: it must
  * be enrolled and active (not draining), announce the kind, carry the tags ROUTING_TAGS asks of
- * the kind and the type, and not be blocked for the type. Null: it may.
+ * the kind and the type, and not be blocked for the type unless no other agent could take the job.
+ * Null: it may.
  */
 export async function claimRefusal(ctx: Ctx, agentId: string, kind: WorkKind, jobType: string): Promise<ClaimRefusal | null> {
   const row = await agentControlRow(ctx, agentId);
@@ -33,7 +35,13 @@ export async function claimRefusal(ctx: Ctx, agentId: string, kind: WorkKind, jo
   if (!kinds.includes(kind)) return { reason: `this agent did not announce work kind ${kind}`, retry_after_ms: REFUSED_RETRY_MS };
   const missing = missingTags(required, row.tags);
   if (missing.length) return { reason: `${jobType} needs an agent tagged ${missing.join(', ')}`, retry_after_ms: REFUSED_RETRY_MS };
-  if (await isBlocked(ctx, agentId, jobType))
-    return { reason: `this agent is blocked for ${jobType} after repeated failures (an operator can clear it)`, retry_after_ms: REFUSED_RETRY_MS };
+  if (await isBlocked(ctx, agentId, jobType)) {
+    // The block routes work away from a bad host while another can take it; when none can (every
+    // live agent for the type is blocked, or this is the only one) it yields: a paid job must not
+    // wait forever on an operator, and MAX_ATTEMPTS still bounds what a broken farm costs it.
+    if (await anotherAgentCouldTake(ctx, { agentId, kind, jobType }))
+      return { reason: `this agent is blocked for ${jobType} after repeated failures (an operator can clear it)`, retry_after_ms: REFUSED_RETRY_MS };
+    ctx.logger.warn({ agent_id: agentId, job_type: jobType }, 'a blocked agent takes the job: no unblocked agent can');
+  }
   return null;
 }

@@ -147,14 +147,41 @@ describe('drain, tags and the blocklist at the claim', () => {
     expect(await blockedTypes(ctx, 'flaky-1')).toEqual([]);
     await failOnce('tool_failed');
     expect(await blockedTypes(ctx, 'flaky-1')).toEqual([{ agent_id: 'flaky-1', job_type: 'transcribe', failures: 3 }]);
+    // Blocked while a healthy agent can take the type; alone (the other silent), the block yields.
+    await enrolled('steady-1');
     const { jobId } = await queueTranscribeJob(ctx);
     expect(await claim(jobId, 'flaky-1')).toMatchObject({ claimed: false, reason: expect.stringMatching(/blocked for transcribe/) });
     expect((await listAgents(ctx)).find((a) => a.id === 'flaky-1')?.blocked).toEqual([{ job_type: 'transcribe', failures: 3 }]);
+    ctx.clock.advance(91_000);
+    await registerAgent(ctx, caps('flaky-1'));
+    const alone = await queueTranscribeJob(ctx);
+    expect((await claim(alone.jobId, 'flaky-1')).claimed).toBe(true);
+    await registerAgent(ctx, caps('steady-1'));
     ctx.clock.advance(1000);
     await clearBlock(ctx, alice, 'flaky-1', 'transcribe');
     expect(await blockedTypes(ctx, 'flaky-1')).toEqual([]);
     expect((await claim(jobId, 'flaky-1')).claimed).toBe(true);
     expect((await actionsOn('flaky-1')).map((a) => a.action)).toContain('agent.unblock');
+  });
+
+  it('an agent that failed a job retries it when the only other agent is blocked for the type', async () => {
+    ctx.clock.advance(91_000); // the earlier tests' agents are offline now
+    await enrolled('once-1');
+    await enrolled('blocked-1');
+    for (let i = 0; i < 3; i++) {
+      const { jobId } = await queueTranscribeJob(ctx);
+      const r = await claim(jobId, 'blocked-1');
+      if (!r.claimed) throw new Error(`not claimed: ${r.reason}`);
+      await failAttempt(ctx, { v: 1, job_id: jobId, attempt_id: r.assignment.attempt_id, agent_id: 'blocked-1', code: 'tool_failed', message: 'boom' });
+    }
+    expect(await blockedTypes(ctx, 'blocked-1')).toHaveLength(1);
+    const { jobId } = await queueTranscribeJob(ctx);
+    const first = await claim(jobId, 'once-1');
+    if (!first.claimed) throw new Error('not claimed');
+    await failAttempt(ctx, { v: 1, job_id: jobId, attempt_id: first.assignment.attempt_id, agent_id: 'once-1', code: 'tool_failed', message: 'boom' });
+    // The job is back in the queue: blocked-1 refuses it (once-1 can take it), once-1 may retry it.
+    expect(await claim(jobId, 'blocked-1')).toMatchObject({ claimed: false, reason: expect.stringMatching(/blocked for transcribe/) });
+    expect((await claim(jobId, 'once-1')).claimed).toBe(true);
   });
 });
 

@@ -25,7 +25,8 @@ export type EngineCtx = Ctx & {
  */
 export async function createEngineCtx(env: Record<string, string> = {}): Promise<EngineCtx> {
   const dir = mkdtempSync(join(tmpdir(), 'cutroom-engine-'));
-  const config = loadCoordinatorConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LEASE_MS: '30000', ...env });
+  // No retry back-off unless a test asks: engine tests re-claim a failed job on a manual clock.
+  const config = loadCoordinatorConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LEASE_MS: '30000', RETRY_BACKOFF_MS: '0', ...env });
   const clock = createManualClock(new Date('2026-11-01T00:00:00Z'));
   const database = await openDatabase({ pgliteDir: 'memory://' });
   const blobs = new LocalBlobStore({
