@@ -268,6 +268,46 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'upload-kill9',
+    description:
+      'kill -9 the coordinator replica while a paid job’s complete-upload is in flight; the client, getting no answer, repeats it on the other coordinator',
+    async run(ctx) {
+      const b = await replica(ctx, 'u');
+      const a = ctx.stack.coordinator.url;
+      const created = await (
+        await ctx.payer.mppx.fetch(`${b.url}/api/v1/jobs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ job_type: 'transcribe', filename: 'talk.wav', content_type: 'audio/wav' }),
+        })
+      ).json();
+      const { job_id: id, session_token: token } = created as { job_id: string; session_token: string };
+      const headers = { authorization: `Bearer ${token}` };
+      const up = (await (await fetch(`${b.url}/api/v1/jobs/${id}/upload-url`, { headers })).json()) as { upload_url: string };
+      const put = await fetch(up.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: readFileSync(ctx.speech) });
+      if (!put.ok) throw new Error(`PUT upload → ${put.status}`);
+      const inFlight = fetch(`${b.url}/api/v1/jobs/${id}/complete-upload`, { method: 'POST', headers }).then(
+        (r) => r.status,
+        () => 'no answer' as const,
+      );
+      // A few ms in: before, during or just after the transaction that queues the job.
+      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 15)));
+      await sigkill(b.child);
+      const answer = await inFlight;
+      if (answer !== 200) {
+        // The client did not hear back: it repeats the call (any coordinator serves it).
+        const again = await persist(async () => {
+          const r = await fetch(`${a}/api/v1/jobs/${id}/complete-upload`, { method: 'POST', headers });
+          if (r.status >= 500) throw new Error(`complete-upload → ${r.status}`);
+          return r.status;
+        }, 30_000);
+        ctx.log(`upload-kill9: killed replica u mid complete-upload of ${id} (${answer}); repeated on the other: ${again}`);
+        if (again !== 200) throw new Error(`the repeated complete-upload answered ${again}`);
+      } else ctx.log(`upload-kill9: replica u answered complete-upload of ${id} before it died`);
+      return { jobIds: [id], hit: answer !== 200 };
+    },
+  },
+  {
     name: 'ingest-kill9',
     description:
       'kill -9 the coordinator replica an agent reports to once the attempt’s outputs are uploaded (its complete in flight); a supervisor restarts it on the same port',
