@@ -1,5 +1,5 @@
 import fs from 'node:fs/promises';
-import type { Consumer, JsMsg } from '@nats-io/jetstream';
+import type { Consumer } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { AgentCapabilities, AgentControl, WorkKind } from '@cutroom/proto';
 import { detectCapabilities, type DetectedCapabilities } from './capabilities/detect-capabilities.ts';
@@ -12,6 +12,7 @@ import { AttemptAbortedError } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PIPELINES } from './pipelines/registry.ts';
 import { getWorkConsumer } from './work-consumers.ts';
+import { pullAny } from './pull-any.ts';
 
 export interface StartAgentOptions {
   /** @default a pino logger at config.logLevel */
@@ -39,15 +40,11 @@ export const PRESENCE_INTERVAL_MS = 30_000;
 /** How often a drained agent asks whether it was resumed. */
 const DRAINED_POLL_MS = 3_000;
 
-/** How long one pull waits for a wake-up before asking again. */
-const PULL_EXPIRES_MS = 5_000;
 /**
- * With several kinds the agent pulls them in turn (one filter subject per consumer: nats-server
- * 2.9), so a wake-up of one kind waits while another kind's pull is open: a short pull bounds that
- * wait at about a second (a 5 s pull made a cut wait up to 5 s behind an idle transcribe pull).
+ * How long each pull waits for a wake-up before asking again. The kinds' pulls are open at once
+ * (pull-any.ts), so this bounds nothing a caller waits for: a wake-up is taken as it arrives.
  */
-const MULTI_KIND_PULL_EXPIRES_MS = 1_000;
-export const pullExpiresMs = (kinds: number): number => (kinds > 1 ? MULTI_KIND_PULL_EXPIRES_MS : PULL_EXPIRES_MS);
+export const PULL_EXPIRES_MS = 5_000;
 
 /**
  * Connects, announces what this host can do, then pulls wake-ups and runs one job at a time.
@@ -121,27 +118,24 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
         if (!stopSignal.aborted) await announce();
         continue;
       }
-      for (const [kind, consumer] of consumers) {
-        if (isDrained()) break;
-        if (stopSignal.aborted) break;
-        let msg: JsMsg | null;
-        try {
-          msg = await pullOrStop(consumer, stopSignal, pullExpiresMs(consumers.size));
-        } catch (err) {
-          if (stopSignal.aborted) break;
-          // The consumer may have been deleted and recreated by a restarting coordinator.
-          logger.warn({ kind, err: (err as Error).message }, 'pull failed; rebinding to the work consumer');
-          await clock.sleep(1_000, stopSignal).catch(() => undefined);
-          if (!stopSignal.aborted) consumers.set(kind, await getWorkConsumer(nc, kind, stopSignal, logger, clock));
-          continue;
-        }
-        if (!msg) continue;
-        try {
-          // One job at a time: the next pull waits for this one to end.
-          await handleWakeup(msg, deps);
-        } catch (err) {
-          logger.error({ kind, err: (err as Error).message }, 'handling a wake-up failed');
-        }
+      const { msg, kind, failed } = await pullAny(consumers, stopSignal, PULL_EXPIRES_MS);
+      if (stopSignal.aborted) {
+        // Answered as we stop: straight back to another agent instead of waiting out its ack deadline.
+        msg?.nak();
+        break;
+      }
+      for (const f of failed) {
+        // The consumer may have been deleted and recreated by a restarting coordinator.
+        logger.warn({ kind: f.kind, err: f.err.message }, 'pull failed; rebinding to the work consumer');
+        await clock.sleep(1_000, stopSignal).catch(() => undefined);
+        if (!stopSignal.aborted) consumers.set(f.kind, await getWorkConsumer(nc, f.kind, stopSignal, logger, clock));
+      }
+      if (!msg) continue;
+      try {
+        // One job at a time: the next pulls wait for this one to end.
+        await handleWakeup(msg, deps);
+      } catch (err) {
+        logger.error({ kind, err: (err as Error).message }, 'handling a wake-up failed');
       }
     }
   })();
@@ -181,30 +175,6 @@ function describeMissing(missing: DetectedCapabilities['missing']): string {
   return Object.entries(missing)
     .map(([kind, lines]) => `${kind}: ${(lines ?? []).join('; ')}`)
     .join(' | ');
-}
-
-/**
- * Waits for a wake-up, or for stop. A pull answered after stop is nak'ed so the message goes
- * straight to another agent instead of waiting out its ack deadline.
- */
-async function pullOrStop(consumer: Consumer, stopSignal: AbortSignal, expiresMs: number): Promise<JsMsg | null> {
-  const pull = consumer.next({ expires: expiresMs });
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<null>((resolve) => {
-    onAbort = () => resolve(null);
-    stopSignal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    const msg = await Promise.race([pull, stopped]);
-    if (stopSignal.aborted) {
-      msg?.nak();
-      return null;
-    }
-    return msg;
-  } finally {
-    if (onAbort) stopSignal.removeEventListener('abort', onAbort);
-    pull.then((late) => (stopSignal.aborted ? late?.nak() : undefined)).catch(() => undefined);
-  }
 }
 
 /**
