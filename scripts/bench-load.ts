@@ -341,7 +341,7 @@ try {
     50,
   );
   console.log(`\r   complete-upload → claim: p50 ${ms(pct(lat, 50))}, p99 ${ms(pct(lat, 99))}, max ${ms(Math.max(...lat))}, min ${ms(Math.min(...lat))}`);
-  console.log('   (an agent pulls its 3 work kinds in turn, 1 s per pull: a transcribe wake-up waits out an open cut or understand pull, up to ~2 s)');
+  console.log('   (the outbox relay publishes after the commit; the agent holds a pull open on each of its 3 work kinds and claims over HTTP)');
   console.log(
     `   (create + upload + complete-upload took p50 ${ms(
       pct(
@@ -531,8 +531,8 @@ try {
   console.log(
     `  scaling: ${speedup}x with ${last.agents} agents on ${cores} cores, CPU ${last.busy.toFixed(2)}/${cores}` +
       (last.busy > cores * 0.85 ? ' (near saturation: more agents on this box would add little; add hosts)' : ' (not saturated)') +
-      `; with a backlog each agent idles p50 ${ms(scale[0]!.gap)} between two jobs (an empty 1 s pull of each other work kind), ` +
-      `so 1 agent leaves part of the CPU idle (${scale[0]!.busy.toFixed(2)}/${cores}) and more agents fill those gaps`,
+      `; with a backlog each agent idles p50 ${ms(scale[0]!.gap)} between two jobs; 1 agent used ${scale[0]!.busy.toFixed(2)} of ${cores} cores ` +
+      '(one job at a time: its single-threaded stages leave the other core idle)',
   );
 } catch (err) {
   console.error(`\nbench-load failed; its files stay in ${work}`);

@@ -21,6 +21,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { BlobHead, BlobStore, PresignGetOptions, PresignPutOptions } from './blob-store.ts';
 import { BlobDeleteError, BlobNotFoundError, assertValidBlobKey, assertValidBlobPrefix } from './blob-store.ts';
 import { assertValidContentType, formatAttachmentDisposition } from './content-disposition.ts';
+import { SignedUrlCache } from './signed-url-cache.ts';
 
 export interface S3BlobStoreOptions {
   /** e.g. `http://127.0.0.1:9000`. @default AWS's regional endpoint */
@@ -52,6 +53,7 @@ export class S3BlobStore implements BlobStore {
   readonly #bucket: string;
   readonly #maxSingleCopy: number;
   readonly #copyPart: number;
+  readonly #signedGets = new SignedUrlCache();
 
   constructor(opts: S3BlobStoreOptions) {
     this.#bucket = opts.bucket;
@@ -80,13 +82,15 @@ export class S3BlobStore implements BlobStore {
   async presignGet(key: string, opts: PresignGetOptions): Promise<string> {
     assertValidBlobKey(key);
     if (opts.contentType !== undefined) assertValidContentType(opts.contentType);
-    const command = new GetObjectCommand({
-      Bucket: this.#bucket,
-      Key: key,
-      ResponseContentType: opts.contentType,
-      ResponseContentDisposition: opts.downloadFilename === undefined ? undefined : formatAttachmentDisposition(opts.downloadFilename),
-    });
-    return getSignedUrl(this.#presigner, command, { expiresIn: opts.expiresInSeconds });
+    const disposition = opts.downloadFilename === undefined ? undefined : formatAttachmentDisposition(opts.downloadFilename);
+    const id = JSON.stringify([key, opts.expiresInSeconds, opts.contentType ?? null, disposition ?? null]);
+    return this.#signedGets.get(id, opts.expiresInSeconds, () =>
+      getSignedUrl(
+        this.#presigner,
+        new GetObjectCommand({ Bucket: this.#bucket, Key: key, ResponseContentType: opts.contentType, ResponseContentDisposition: disposition }),
+        { expiresIn: opts.expiresInSeconds },
+      ),
+    );
   }
 
   async presignPut(key: string, opts: PresignPutOptions): Promise<string> {
