@@ -133,6 +133,19 @@ async function replica(ctx: ChaosContext, name: string, port?: number) {
   return { child, url };
 }
 
+/** An enrolled agent that reports to the coordinator at `url` (a replica), pulling from the stack's NATS. */
+async function agentOn(ctx: ChaosContext, url: string): Promise<{ agentId: string; child: AgentChild }> {
+  const agentId = ctx.nextAgentId();
+  const child = startAgentChild({
+    id: agentId,
+    coordinatorUrl: url,
+    natsUrl: ctx.stack.natsUrl,
+    auth: await ctx.stack.agentAuth(agentId),
+    env: { LOG_LEVEL: 'error', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' },
+  });
+  return { agentId, child };
+}
+
 async function listKeys(ctx: ChaosContext, prefix: string): Promise<string[]> {
   const s3 = ctx.stack.s3!;
   const client = new S3Client({
@@ -248,14 +261,7 @@ export const SCENARIOS: Scenario[] = [
     description: 'a second coordinator process takes the paid upload and serves an agent holding the job; kill -9 it',
     async run(ctx) {
       const b = await replica(ctx, 'b');
-      const agentId = ctx.nextAgentId();
-      const onB = startAgentChild({
-        id: agentId,
-        coordinatorUrl: b.url,
-        natsUrl: ctx.stack.natsUrl,
-        auth: await ctx.stack.agentAuth(agentId),
-        env: { LOG_LEVEL: 'error', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' },
-      });
+      const { agentId, child: onB } = await agentOn(ctx, b.url);
       // Two jobs through B: at least one is likely held by B's agent when B dies.
       const jobsOnB = [await paidTranscribe(ctx, b.url, ctx.speech), await paidTranscribe(ctx, b.url, ctx.speech)];
       const held = await Promise.all(jobsOnB.map((j) => openAttempt(ctx, j.id)));
@@ -314,14 +320,7 @@ export const SCENARIOS: Scenario[] = [
     async run(ctx) {
       const b = await replica(ctx, 'i');
       const port = Number(new URL(b.url).port);
-      const agentId = ctx.nextAgentId();
-      const onB = startAgentChild({
-        id: agentId,
-        coordinatorUrl: b.url,
-        natsUrl: ctx.stack.natsUrl,
-        auth: await ctx.stack.agentAuth(agentId),
-        env: { LOG_LEVEL: 'error', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' },
-      });
+      const { agentId, child: onB } = await agentOn(ctx, b.url);
       const ids: string[] = [];
       let hit = false;
       let restarted: Awaited<ReturnType<typeof replica>> | undefined;
