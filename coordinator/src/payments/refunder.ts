@@ -8,9 +8,10 @@ import { BroadcastUncertainError } from './rails/chain-rail.ts';
 const MAX_CARD_ATTEMPTS = 20;
 /** Chain refunds that provably did not land are sent again at most this many times. */
 const MAX_CHAIN_ATTEMPTS = 8;
-/** A `sending` row without a recorded transaction is re-queued only this long after it was claimed
- * (its sender may still be estimating and signing: the transaction is recorded before broadcast). */
-const UNSIGNED_SENDING_STALE_MS = 5 * 60_000;
+/** A `sending` row without a recorded transaction is re-queued this long after it was claimed (its
+ * sender crashed between the claim and recording the signed transfer). A slow sender still alive
+ * cannot broadcast after that: recording is fenced on its claim (see {@link refundChain}). */
+const UNSIGNED_SENDING_STALE_MS = 30_000;
 /** A recorded refund transaction is looked up this long after the row last changed. Looking is
  * read-only (plus re-sending the same bytes), so it may overlap a sender still waiting for it. */
 const SIGNED_SENDING_RECHECK_MS = 10_000;
@@ -86,9 +87,12 @@ async function refundChain(ctx: Ctx, row: LedgerRow): Promise<'done' | 'failed' 
   const chain = ctx.billing.chain;
   const to = payeeOf(row);
   if (!chain || !to) return fail(ctx, row, 'chain rail not configured or payer unknown');
+  // The claim's time is its fence: a requeue (or another claim) changes it, and then this sender
+  // can no longer record its transaction, so it never broadcasts.
+  const claimedAt = ctx.clock.now();
   const claimed = await ctx.db
     .update(ledgerEntries)
-    .set({ state: 'sending', chainTx: null, updatedAt: ctx.clock.now() })
+    .set({ state: 'sending', chainTx: null, updatedAt: claimedAt })
     .where(and(eq(ledgerEntries.id, row.id), eq(ledgerEntries.state, 'pending')))
     .returning({ id: ledgerEntries.id });
   if (!claimed.length) return 'retry';
@@ -98,7 +102,7 @@ async function refundChain(ctx: Ctx, row: LedgerRow): Promise<'done' | 'failed' 
       const recorded = await ctx.db
         .update(ledgerEntries)
         .set({ chainTx: signed, reference: signed.hash, updatedAt: ctx.clock.now() })
-        .where(and(eq(ledgerEntries.id, row.id), eq(ledgerEntries.state, 'sending')))
+        .where(sameSend({ id: row.id, chainTx: null, reference: null, updatedAt: claimedAt }))
         .returning({ id: ledgerEntries.id });
       if (!recorded.length) throw new Error('refund row changed while sending; not broadcasting');
     });
@@ -110,7 +114,7 @@ async function refundChain(ctx: Ctx, row: LedgerRow): Promise<'done' | 'failed' 
       return 'retry';
     }
     // Nothing was broadcast: queue it again.
-    return requeue(ctx, { ...row, state: 'sending' }, message);
+    return requeue(ctx, { ...row, state: 'sending', chainTx: null, updatedAt: claimedAt }, message);
   }
   return applyRefundStatus(ctx, { ...row, state: 'sending', chainTx: tx, reference: tx.hash }, await chain.awaitRefund(tx, { to, amount: row.amount }));
 }
@@ -182,14 +186,29 @@ async function applyRefundStatus(ctx: Ctx, row: LedgerRow, status: RefundStatus)
   }
 }
 
+/**
+ * The `sending` row as its caller saw it: the same recorded transaction, or none recorded since the
+ * same claim. Recording and requeueing are conditional on it, so a sender that lost its claim never
+ * broadcasts, and a row whose transfer was just recorded (and may be on its way) is never requeued.
+ */
+function sameSend(row: Pick<LedgerRow, 'id' | 'chainTx' | 'reference' | 'updatedAt'>) {
+  return and(
+    eq(ledgerEntries.id, row.id),
+    eq(ledgerEntries.state, 'sending'),
+    row.chainTx && row.reference ? eq(ledgerEntries.reference, row.reference) : and(isNull(ledgerEntries.chainTx), eq(ledgerEntries.updatedAt, row.updatedAt)),
+  );
+}
+
 /** Provably not landed (or never sent): back to `pending`, to be sent again, a bounded number of times. */
-async function requeue(ctx: Ctx, row: LedgerRow, reason: string): Promise<'requeued' | 'failed'> {
+async function requeue(ctx: Ctx, row: LedgerRow, reason: string): Promise<'requeued' | 'failed' | 'retry'> {
   if (row.attempts + 1 >= MAX_CHAIN_ATTEMPTS) return fail(ctx, row, `gave up after ${row.attempts + 1} sends: ${reason}`);
-  await ctx.db
+  const moved = await ctx.db
     .update(ledgerEntries)
     .set({ state: 'pending', chainTx: null, lastError: reason, attempts: row.attempts + 1, updatedAt: ctx.clock.now() })
-    .where(and(eq(ledgerEntries.id, row.id), eq(ledgerEntries.state, 'sending')));
-  return 'requeued';
+    .where(sameSend(row))
+    .returning({ id: ledgerEntries.id });
+  // Changed under us (a transfer was recorded meanwhile): the reconciler decides it by its hash.
+  return moved.length ? 'requeued' : 'retry';
 }
 
 async function fail(ctx: Ctx, row: LedgerRow, message: string): Promise<'failed'> {
