@@ -420,7 +420,7 @@ describe('paying the running service on the chain rail', () => {
     const { token, id } = await pendingJob();
     const db = stack.coordinator.ctx.db;
     await db.insert(paymentConsumptions).values({
-      challengeId: `crashed-${id}`,
+      key: `crashed-${id}`,
       method: 'evm',
       jobId: id,
       state: 'settling',
@@ -442,7 +442,7 @@ describe('paying the running service on the chain rail', () => {
     await db
       .update(paymentConsumptions)
       .set({ createdAt: crashedAt, updatedAt: crashedAt })
-      .where(eq(paymentConsumptions.challengeId, `crashed-${id}`));
+      .where(eq(paymentConsumptions.key, `crashed-${id}`));
     await waitFor(
       async () => {
         await reconcile();

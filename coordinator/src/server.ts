@@ -80,7 +80,7 @@ export async function startCoordinator(
     clock,
     config,
     logger,
-    billing: createBilling(config, clock),
+    billing: createBilling(config, clock, database.db),
     notifyOutbox: () => relay?.notify(),
     cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
   };

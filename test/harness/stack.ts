@@ -70,6 +70,11 @@ export interface StackOptions {
   /** Extra coordinator settings (they win over the stack's). */
   env?: Record<string, string>;
   /**
+   * With billing: the JSON-RPC URL the coordinator is given, from anvil's (a proxy in front of it
+   * that behaves like another kind of node). @default anvil's own URL
+   */
+  chainRpcUrl?: (anvilRpcUrl: string) => Promise<string>;
+  /**
    * Extra render-agent settings (they win over AGENT_ENV). By default the stack's agents write no
    * text with the local model (extractive texts only): a model request takes 10-40 s on two cores,
    * and only the flows that test the model (find-clips-flow, summarize-flow) pay for it.
@@ -93,6 +98,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   ];
   const port = await freePort();
   const billing = opts.billing ? await startBilling() : undefined;
+  const chainRpcUrl = billing ? ((await opts.chainRpcUrl?.(billing.anvil.rpcUrl)) ?? billing.anvil.rpcUrl) : undefined;
   const videoHost = opts.videoHost ? await startVideoHostFake() : undefined;
   const adminToken = `cro_test_admin_${randomBytes(16).toString('hex')}`;
   const coordinatorEnv: Record<string, string> = {
@@ -112,7 +118,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...(billing
       ? {
           PAYMENT_CHALLENGE_SECRET: billing.challengeSecret,
-          CHAIN_RPC_URL: billing.anvil.rpcUrl,
+          CHAIN_RPC_URL: chainRpcUrl!,
           CHAIN_ID: String(billing.anvil.chainId),
           CHAIN_TOKEN_ADDRESS: billing.token,
           CHAIN_RELAYER_KEY: billing.relayer.privateKey,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -43,13 +43,22 @@ export const ledgerEntries = pgTable(
     index('ledger_job_idx').on(t.jobId),
     index('ledger_pending_idx').on(t.id).where(sql`state = 'pending'`),
     index('ledger_sending_idx').on(t.updatedAt).where(sql`state = 'sending'`),
+    // One settled transaction (or PaymentIntent) books at most one charge: a payment can never pay two jobs.
+    uniqueIndex('ledger_charge_reference_uq').on(t.rail, t.reference).where(sql`kind IN ('charge', 'hold') AND state = 'done' AND reference IS NOT NULL`),
+    // Every refund is its own transaction: two refunds can never be settled by one transfer.
+    uniqueIndex('ledger_refund_reference_uq').on(t.rail, t.reference).where(sql`kind = 'refund' AND state IN ('sending', 'done') AND reference IS NOT NULL`),
   ],
 );
 
 /**
- * Consumed-once record of every MPP challenge / x402 authorization answered with a credential.
- * The row is inserted BEFORE settling: a concurrent duplicate hits the primary key and is
- * refused, so two requests carrying one credential settle at most once.
+ * Consumed-once record of every payment authorization presented to the service. The key names
+ * the authorization itself, whatever protocol carried it (payments/consumption-key.ts): an
+ * EIP-3009 authorization is `eip155:<chainId>:<from>:<nonce>` whether it came as an MPP `evm`
+ * credential or an x402 PAYMENT-SIGNATURE, so one signed authorization can pay one thing only; a
+ * card credential is keyed by its MPP challenge id. The row is inserted BEFORE settling: a
+ * concurrent duplicate hits the primary key and is refused, so two requests carrying one
+ * authorization settle at most once, and the same authorization re-sent for another purchase
+ * (`purpose`) is refused.
  *
  * States: `settling` (the request is talking to the rail) → `settled`; or, when the rail's
  * answer did not come (a receipt wait timed out, a processor error after the request may have
@@ -63,7 +72,12 @@ export const ledgerEntries = pgTable(
 export const paymentConsumptions = pgTable(
   'payment_consumptions',
   {
-    challengeId: text('challenge_id').primaryKey(),
+    /** The authorization's consumption key (consumption-key.ts). */
+    key: text('key').primaryKey(),
+    /** The MPP challenge the credential answered (receipts, retries); null for x402. */
+    challengeId: text('challenge_id'),
+    /** What the authorization pays for (consumption-key.ts `purposeOf`): `job:<id>`, `request:<digest>`, `call:<what>`. */
+    purpose: text('purpose'),
     method: text('method').notNull(),
     jobId: uuid('job_id'),
     /** settling | pending | stuck | settled */
@@ -91,6 +105,25 @@ export const paymentConsumptions = pgTable(
     uniqueIndex('payment_consumptions_job_uq').on(t.jobId),
     index('payment_consumptions_open_idx').on(t.nextCheckAt).where(sql`state <> 'settled'`),
   ],
+);
+
+/**
+ * The relayer's transaction nonces, shared by every coordinator replica (rails/relayer-nonces.ts):
+ * a replica sends a relayer transaction only while it holds the lease (`holder`, until
+ * `lease_until`), and takes the nonce from `next_nonce` (or the chain's pending count, if higher),
+ * so two replicas never sign two transactions with one nonce.
+ */
+export const relayerNonces = pgTable(
+  'relayer_nonces',
+  {
+    chainId: integer('chain_id').notNull(),
+    address: text('address').notNull(),
+    nextNonce: bigint('next_nonce', { mode: 'number' }).notNull().default(0),
+    holder: text('holder'),
+    leaseUntil: ts('lease_until'),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chainId, t.address] })],
 );
 
 /** Hosted card checkout sessions per job; the completion webhook is applied once. */

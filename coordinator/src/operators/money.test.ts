@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, operatorActions } from '../db/schema.ts';
@@ -16,9 +16,10 @@ let refundStatus: RefundStatus = { status: 'done', txHash: `0x${'ab'.repeat(32)}
 beforeAll(async () => {
   ctx = await createEngineCtx();
   const chain = {
-    checkRefund: async () => {
+    checkRefund: async (tx: { hash: `0x${string}` }) => {
       calls.checkRefund++;
-      return refundStatus;
+      // Landed: the refund's own transaction.
+      return refundStatus.status === 'done' ? { status: 'done', txHash: tx.hash } : refundStatus;
     },
     sendRefund: async () => {
       calls.sendRefund++;
@@ -42,6 +43,8 @@ const PAYER = 'did:pkh:eip155:31337:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 
 async function failedRefund(rail: 'chain' | 'card', signed: boolean) {
   const now = ctx.clock.now();
+  // Each refund its own transaction (ledger_refund_reference_uq).
+  const hash = `0x${randomBytes(32).toString('hex')}` as const;
   const [row] = await ctx.db
     .insert(ledgerEntries)
     .values({
@@ -56,8 +59,8 @@ async function failedRefund(rail: 'chain' | 'card', signed: boolean) {
       idempotencyKey: `refund:${randomUUID()}`,
       attempts: 8,
       lastError: 'gave up after 8 sends: no receipt',
-      chainTx: signed ? { hash: `0x${'ab'.repeat(32)}`, raw: '0x02f8' } : null,
-      reference: signed ? `0x${'ab'.repeat(32)}` : null,
+      chainTx: signed ? { hash, raw: '0x02f8' } : null,
+      reference: signed ? hash : null,
       createdAt: now,
       updatedAt: now,
     })
@@ -70,7 +73,7 @@ describe('failed refunds, reconciled or resolved by an operator', () => {
     const row = await failedRefund('chain', true);
     expect((await moneySummary(ctx)).refunds_failed.map((r) => r.id)).toContain(row.id);
     const after = await reconcileRefund(ctx, alice, row.id);
-    expect(after).toMatchObject({ state: 'done', reference: `0x${'ab'.repeat(32)}` });
+    expect(after).toMatchObject({ state: 'done', reference: row.reference });
     expect(calls).toMatchObject({ checkRefund: 1, sendRefund: 0 });
     expect((await moneySummary(ctx)).refunds_failed.map((r) => r.id)).not.toContain(row.id);
     const [action] = await ctx.db

@@ -1,8 +1,10 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import type { CoordinatorConfig } from '../config.ts';
+import type { Db } from '../db/database.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createCardRail, type CardRail } from './rails/card-rail.ts';
 import { createChainRail, type ChainRail } from './rails/chain-rail.ts';
+import { pgRelayerTurns } from './rails/relayer-turns.ts';
 
 /** The payment side of one coordinator: null rails are not configured. */
 export interface Billing {
@@ -16,7 +18,8 @@ export interface Billing {
   cardNetworkId: string | null;
 }
 
-export function createBilling(config: CoordinatorConfig, clock: Clock): Billing {
+/** `db`: the relayer's turns and nonces are shared through it by every coordinator on that database (relayer-turns.ts). */
+export function createBilling(config: CoordinatorConfig, clock: Clock, db?: Db): Billing {
   const realm = config.PAYMENT_REALM ?? new URL(config.publicBaseUrl).host;
   const chain =
     config.CHAIN_RPC_URL && config.CHAIN_TOKEN_ADDRESS && config.CHAIN_RELAYER_KEY
@@ -30,6 +33,7 @@ export function createBilling(config: CoordinatorConfig, clock: Clock): Billing 
             recipient: (config.CHAIN_RECIPIENT as `0x${string}` | undefined) ?? relayerAddress(config.CHAIN_RELAYER_KEY as `0x${string}`),
             relayerPrivateKey: config.CHAIN_RELAYER_KEY as `0x${string}`,
             clock,
+            ...(db && { turns: (address: `0x${string}`) => pgRelayerTurns(db, { chainId: config.CHAIN_ID, address }) }),
           });
           return Object.assign(rail, { chainId: config.CHAIN_ID });
         })()

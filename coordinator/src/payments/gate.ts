@@ -10,6 +10,7 @@ import { decodeRequest } from './mpp/challenge.ts';
 import { formatReceipt } from './mpp/receipt.ts';
 import { checkStripeCredential, parseStripePayload, parseStripeRequest, stripeIdempotencyKey } from './mpp/stripe-method.ts';
 import { buildOffer, type Offer } from './offer.ts';
+import { cardConsumptionKey, chainConsumptionKey, purposeOf } from './consumption-key.ts';
 import { BroadcastUncertainError, SettlementAnomaly, type SignedTx } from './rails/chain-rail.ts';
 import {
   type Attempt,
@@ -22,6 +23,7 @@ import {
   isOpen,
   ledgerKindOf,
   type Outcome,
+  ReferenceTakenError,
   recordChainTx,
   releaseConsumption,
   settleConsumption,
@@ -126,7 +128,7 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
       now: deps.clock.now(),
     });
     const s = await settleOnChain(deps, {
-      key: challengeId,
+      key: chainConsumptionKey(billing.chain!.chainId, auth.from, auth.nonce),
       method,
       charge,
       auth,
@@ -140,7 +142,7 @@ async function settleMpp(deps: GateDeps, header: string, offer: Offer, charge: C
   const request = parseStripeRequest(echoed, challengeId);
   const payload = parseStripePayload(cred.payload);
   checkStripeCredential({ request, payload, challengeId });
-  const s = await settleByCard(deps, { key: challengeId, method, charge, spt: payload.spt, challengeId, onSettled });
+  const s = await settleByCard(deps, { key: cardConsumptionKey(challengeId), method, charge, spt: payload.spt, challengeId, onSettled });
   return { settlement: s, headers: receiptHeaders(method, s.reference, deps.clock.now()) };
 }
 
@@ -165,9 +167,9 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
     resourceUrl: input.resourceUrl,
     now,
   });
-  // The client's EIP-3009 nonce identifies the payment (the token refuses it twice).
+  // The authorization's own identity, the same key an MPP credential carrying it would take.
   const s = await settleOnChain(deps, {
-    key: `x402:${payment.authorization.from.toLowerCase()}:${payment.authorization.nonce}`,
+    key: chainConsumptionKey(chain.chainId, payment.authorization.from, payment.authorization.nonce),
     method: 'x402',
     charge,
     auth: payment.authorization,
@@ -185,9 +187,16 @@ async function settleX402(deps: GateDeps, input: PaymentInput, offer: Offer, cha
 }
 
 /** The consumption's record of one payment on one rail: the charge's amount and currency on it, and how to recover it. */
-function attemptOf(p: { key: string; method: string; charge: Charge }, rail: Rail, payer: string | null, recovery: Attempt['recovery']): Attempt {
+function attemptOf(
+  p: { key: string; method: string; charge: Charge; challengeId?: string | undefined },
+  rail: Rail,
+  payer: string | null,
+  recovery: Attempt['recovery'],
+): Attempt {
   return {
     key: p.key,
+    challengeId: p.challengeId ?? null,
+    purpose: purposeOf(p.charge),
     method: p.method,
     rail,
     jobId: p.charge.jobId,
@@ -245,7 +254,7 @@ async function settleOnChain(deps: GateDeps, p: ChainPayment): Promise<Settlemen
     outcome = { status: 'settled', reference: tx.hash };
   } catch (err) {
     if (err instanceof PaymentProblem) {
-      // Our relay reverted: if a copy of the authorization was mined first, the money moved anyway.
+      // Our relay reverted: if another transaction used the authorization first, that is an anomaly for an operator, never this payment.
       problem = err;
       outcome = await checkRecovery(deps.billing, { ...attempt.recovery, tx } as typeof attempt.recovery);
     } else if (err instanceof SettlementAnomaly) {
@@ -311,6 +320,15 @@ async function claim(deps: GateDeps, attempt: Attempt, onSettled: OnSettled, cha
     throw new PaymentProblem('invalid-challenge', 'this job is already paid or being paid', { challengeId });
   }
   const { row } = conflict;
+  // The same authorization presented for something else (another job, another request, or by
+  // another protocol for another job): it pays one thing only, whatever state its payment is in.
+  if (row.purpose !== attempt.purpose || row.amount !== attempt.amount || row.rail !== attempt.rail) {
+    throw new PaymentProblem(
+      'invalid-challenge',
+      'this payment authorization was already presented for another payment; it pays one thing only: sign a new one for this request',
+      { challengeId },
+    );
+  }
   if (!isOpen(row, now, deps.billing)) {
     throw new PaymentProblem(
       'invalid-challenge',
@@ -336,7 +354,14 @@ async function conclude(deps: GateDeps, attempt: Attempt, outcome: Outcome, onSe
   const now = deps.clock.now();
   if (outcome.status === 'settled') {
     const book = { ledgerJobId: attempt.ledgerJobId, kind: ledgerKindOf(attempt.recovery) };
-    const { result, settlement } = await settleConsumption(deps.db, attempt.key, outcome.reference, book, onSettled, now);
+    let booked: Awaited<ReturnType<typeof settleConsumption>>;
+    try {
+      booked = await settleConsumption(deps.db, attempt.key, outcome.reference, book, onSettled, now);
+    } catch (err) {
+      if (!(err instanceof ReferenceTakenError)) throw err;
+      return conclude(deps, attempt, { status: 'anomaly', reason: err.message }, onSettled, err);
+    }
+    const { result, settlement } = booked;
     // The reconciler booked it a moment earlier, with its own onSettled (the job marked paid, or
     // the money queued back when there was no job): this request's onSettled did not run.
     if (result === 'already') {

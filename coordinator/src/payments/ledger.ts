@@ -44,7 +44,9 @@ export async function recordMovement(db: DbOrTx, m: Movement): Promise<LedgerRow
       createdAt: m.now,
       updatedAt: m.now,
     })
-    .onConflictDoNothing()
+    // Only a repeat of the same movement is absorbed; any other unique rule (one charge per
+    // settled transaction, one refund per transaction) raises.
+    .onConflictDoNothing({ target: ledgerEntries.idempotencyKey })
     .returning();
   if (row) return row;
   const [existing] = await db.select().from(ledgerEntries).where(eq(ledgerEntries.idempotencyKey, m.idempotencyKey)).limit(1);

@@ -178,7 +178,7 @@ async function refusal(p: Promise<Paid>): Promise<PaymentProblem> {
 }
 async function stillConfirming(p: Promise<Paid>): Promise<AppError> {
   const err = await outcomeOf(p);
-  if (!(err instanceof AppError)) throw new Error(`expected a 503 while the payment is confirmed, got ${String(err)}`);
+  if (!(err instanceof AppError)) throw new Error(`expected a 503 while the payment is confirmed, got ${String(err)}`, { cause: err });
   expect(err.code).toBe('unavailable');
   expect(err.status).toBe(503);
   expect(err.message).toMatch(/being confirmed/);
@@ -281,14 +281,69 @@ describe('chain: a payment whose outcome is unknown is kept, answered 503, and r
     ]);
   });
 
-  it('our relay reverted because a copy of the authorization was mined first: the payment is settled, not refused', async () => {
+  it('our relay reverted and the rail names another transaction as the use: stuck for an operator, nothing booked', async () => {
     const c = jobCharge();
-    const frontRun = `0x${'ab'.repeat(32)}` as Hex;
     script.confirm = 'revert';
-    script.check = { status: 'settled', txHash: frontRun };
-    const paid = await pay(c, { authorization: await evmCredential(c) });
-    expect(paid.settlement.reference).toBe(frontRun);
-    expect(await ledger(c.jobId!)).toMatchObject([{ state: 'done', reference: frontRun }]);
+    script.check = { status: 'anomaly', reason: `the authorization was used by transaction 0x${'ab'.repeat(32)}, not by this payment's relay` };
+    await stillConfirming(pay(c, { authorization: await evmCredential(c) }));
+    expect(await consumption(c.jobId!)).toMatchObject({ state: 'stuck' });
+    expect((await ledger(c.jobId!)).map((r) => r.state)).toEqual(['pending']);
+  });
+
+  it('one settled transaction books one charge: a second payment naming the same transaction is stuck, not booked', async () => {
+    const shared = `0x${'cd'.repeat(32)}` as Hex;
+    script.confirm = 'revert';
+    script.check = { status: 'settled', txHash: shared };
+    const a = jobCharge();
+    const paid = await pay(a, { authorization: await evmCredential(a) });
+    expect(paid.settlement.reference).toBe(shared);
+    const b = jobCharge();
+    await stillConfirming(pay(b, { authorization: await evmCredential(b) }));
+    expect(await consumption(b.jobId!)).toMatchObject({ state: 'stuck', lastError: expect.stringMatching(/already pays another charge/) });
+    expect((await ledger(b.jobId!)).map((r) => r.state)).toEqual(['pending']);
+    // The reconciler does not book it either.
+    ctx.clock.advance(STUCK_AFTER_MS);
+    await reconcilePayments(ctx, async () => true);
+    expect((await ledger(b.jobId!)).map((r) => r.state)).toEqual(['pending']);
+    expect(await ledger(a.jobId!)).toMatchObject([{ state: 'done', reference: shared }]);
+  });
+
+  it('the authorization an MPP credential carries for job A, re-sent as x402 for job B, is refused: the rail is reached once', async () => {
+    const a = jobCharge();
+    const b = jobCharge();
+    const credential = await evmCredential(a);
+    // The payer (or anyone holding the credential) re-wraps its signed EIP-3009 authorization in
+    // job B's x402 envelope: same price, same payee, so the signature verifies.
+    const mpp = JSON.parse(Buffer.from(credential.replace(/^Payment\s+/, ''), 'base64url').toString()) as {
+      payload: Record<string, string>;
+    };
+    const { signature, type: _type, ...authorization } = mpp.payload;
+    const forB = decodePaymentSignatureHeader(await x402Signature(b)) as unknown as { payload: Record<string, unknown> };
+    forB.payload = { authorization, signature };
+    const rewrapped = encodePaymentSignatureHeader(forB as never);
+
+    // While A's payment is still open (its receipt late) …
+    script.confirm = 'timeout';
+    await stillConfirming(pay(a, { authorization: credential }));
+    const refusedOpen = await refusal(pay(b, { paymentSignature: rewrapped }));
+    expect(refusedOpen.type).toBe('invalid-challenge');
+    expect(refusedOpen.message).toMatch(/already presented for another payment/);
+    // … and after it settled.
+    script.check = { status: 'settled', txHash: 'ours' };
+    ctx.clock.advance(5_000);
+    await reconcilePayments(ctx, async () => true);
+    expect(await ledger(a.jobId!)).toMatchObject([{ state: 'done' }]);
+    const refusedSettled = await refusal(pay(b, { paymentSignature: rewrapped }));
+    expect(refusedSettled.message).toMatch(/already presented for another payment/);
+    expect(calls.relay).toBe(1);
+    expect(await ledger(b.jobId!)).toEqual([]);
+    expect(await consumption(b.jobId!)).toBeUndefined();
+    // One row for the authorization, keyed by it, with the challenge id beside it.
+    expect(await consumption(a.jobId!)).toMatchObject({
+      key: `eip155:8453:${account.address.toLowerCase()}:${authorization['nonce']!.toLowerCase()}`,
+      challengeId: expect.any(String),
+      purpose: `job:${a.jobId}`,
+    });
   });
 
   it('an uncertain broadcast is pending; when the chain says nothing moved, it is released with a failed ledger row', async () => {
@@ -313,7 +368,7 @@ describe('chain: a payment whose outcome is unknown is kept, answered 503, and r
     const c = jobCharge();
     const crashedAt = new Date(ctx.clock.now().getTime() - 10 * 60_000);
     await ctx.db.insert(paymentConsumptions).values({
-      challengeId: 'crashed-before-broadcast',
+      key: 'crashed-before-broadcast',
       method: 'evm',
       jobId: c.jobId,
       state: 'settling',
@@ -342,7 +397,7 @@ describe('chain: a payment whose outcome is unknown is kept, answered 503, and r
     const crashedAt = new Date(ctx.clock.now().getTime() - 10 * 60_000);
     const tx = { hash: `0x${'cd'.repeat(32)}` as Hex, raw: '0x02' as Hex };
     await ctx.db.insert(paymentConsumptions).values({
-      challengeId: 'crashed-after-broadcast',
+      key: 'crashed-after-broadcast',
       method: 'x402',
       jobId: c.jobId,
       state: 'settling',
@@ -555,7 +610,7 @@ describe('paid creation: the challenge is tied to the request that got the 402',
     const [row] = await ctx.db
       .select()
       .from(paymentConsumptions)
-      .where(like(paymentConsumptions.challengeId, `x402:${account.address.toLowerCase()}:%`));
+      .where(like(paymentConsumptions.key, `eip155:8453:${account.address.toLowerCase()}:%`));
     expect(row).toBeDefined();
   });
 });

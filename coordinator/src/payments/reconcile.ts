@@ -3,7 +3,16 @@ import type { Ctx } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import { paymentConsumptions } from '../db/schema.ts';
 import { queueSettlementRefund } from './ledger.ts';
-import { checkConsumption, deferConsumption, failConsumption, ledgerKindOf, type Recovery, settleConsumption, settlingStaleMs } from './settlement.ts';
+import {
+  checkConsumption,
+  deferConsumption,
+  failConsumption,
+  ledgerKindOf,
+  type Recovery,
+  ReferenceTakenError,
+  settleConsumption,
+  settlingStaleMs,
+} from './settlement.ts';
 import type { Settlement } from './types.ts';
 
 /**
@@ -53,14 +62,14 @@ export async function reconcilePayments(ctx: Ctx, onSettled: OnPaymentSettled, o
     .orderBy(asc(paymentConsumptions.nextCheckAt))
     .limit(opts.batch ?? 20);
   for (const row of due) {
-    const log = { key: row.challengeId, job_id: row.ledgerJobId, rail: row.rail, reference: row.reference };
+    const log = { key: row.key, job_id: row.ledgerJobId, rail: row.rail, reference: row.reference };
     try {
       const outcome = await checkConsumption(ctx.billing, row);
       if (outcome.status === 'settled') {
         const jobId = row.ledgerJobId;
         const { result: r } = await settleConsumption(
           ctx.db,
-          row.challengeId,
+          row.key,
           outcome.reference,
           { ledgerJobId: jobId, kind: ledgerKindOf(row.recovery as Recovery | null) },
           async (tx, s) => {
@@ -74,18 +83,24 @@ export async function reconcilePayments(ctx: Ctx, onSettled: OnPaymentSettled, o
           ctx.logger.info({ ...log, reference: outcome.reference }, 'reconciled payment: settled');
         }
       } else if (outcome.status === 'failed') {
-        if (await failConsumption(ctx.db, row.challengeId, outcome.reason, now)) {
+        if (await failConsumption(ctx.db, row.key, outcome.reason, now)) {
           result.failed++;
           ctx.logger.info({ ...log, reason: outcome.reason }, 'reconciled payment: failed, nothing moved');
         }
       } else {
-        const deferred = await deferConsumption(ctx.db, row.challengeId, outcome, now);
+        const deferred = await deferConsumption(ctx.db, row.key, outcome, now);
         if (deferred?.state === 'stuck') {
           result.stuck++;
           if (row.state !== 'stuck') ctx.logger.error({ ...log, reason: outcome.reason }, 'payment outcome needs an operator');
         } else if (deferred) result.pending++;
       }
     } catch (err) {
+      if (err instanceof ReferenceTakenError) {
+        // Its transaction already pays another charge: never booked twice; an operator looks.
+        if ((await deferConsumption(ctx.db, row.key, { status: 'anomaly', reason: err.message }, now))?.state === 'stuck') result.stuck++;
+        ctx.logger.error({ ...log, reason: err.message }, 'payment outcome needs an operator');
+        continue;
+      }
       ctx.logger.error({ ...log, err: err instanceof Error ? err.message : String(err) }, 'reconciling a payment failed; retried next pass');
     }
   }

@@ -10,6 +10,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Rail } from '@cutroom/shared/payment-methods';
 import type { Db, Tx } from '../db/database.ts';
+import { isUniqueViolation } from '../db/pg-errors.ts';
 import { ledgerEntries, paymentConsumptions } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { Billing } from './billing.ts';
@@ -64,8 +65,12 @@ export const ledgerKindOf = (r: Recovery | null | undefined): 'charge' | 'hold' 
 
 /** One settlement attempt as the gate starts it. */
 export interface Attempt {
-  /** challenge id (MPP) or `x402:<from>:<nonce>` */
+  /** the authorization's consumption key (consumption-key.ts) */
   key: string;
+  /** the MPP challenge the credential answered; null for x402 */
+  challengeId: string | null;
+  /** what it pays for (consumption-key.ts `purposeOf`) */
+  purpose: string;
   /** wire method: evm | stripe | x402 */
   method: string;
   rail: Rail;
@@ -109,7 +114,9 @@ export async function claimConsumption(db: Db, a: Attempt, now: Date): Promise<C
   const rows = await db
     .insert(paymentConsumptions)
     .values({
-      challengeId: a.key,
+      key: a.key,
+      challengeId: a.challengeId,
+      purpose: a.purpose,
       method: a.method,
       jobId: a.jobId,
       state: 'settling',
@@ -123,9 +130,9 @@ export async function claimConsumption(db: Db, a: Attempt, now: Date): Promise<C
       recovery: a.recovery,
     })
     .onConflictDoNothing()
-    .returning({ key: paymentConsumptions.challengeId });
+    .returning({ key: paymentConsumptions.key });
   if (rows.length) return null;
-  const [same] = await db.select().from(paymentConsumptions).where(eq(paymentConsumptions.challengeId, a.key)).limit(1);
+  const [same] = await db.select().from(paymentConsumptions).where(eq(paymentConsumptions.key, a.key)).limit(1);
   if (same) return { kind: 'same-credential', row: same };
   const [other] = a.jobId ? await db.select().from(paymentConsumptions).where(eq(paymentConsumptions.jobId, a.jobId)).limit(1) : [];
   return { kind: 'job-taken', row: other ?? null };
@@ -146,12 +153,12 @@ export async function recordChainTx(db: Db, key: string, tx: SignedTx, now: Date
       recovery: sql`jsonb_set(${paymentConsumptions.recovery}, '{tx}', ${JSON.stringify(tx)}::jsonb)`,
       updatedAt: now,
     })
-    .where(eq(paymentConsumptions.challengeId, key));
+    .where(eq(paymentConsumptions.key, key));
 }
 
 /** Nothing reached the rail: forget the consumption, so the same credential can be presented again. */
 export async function releaseConsumption(db: Db, key: string): Promise<void> {
-  await db.delete(paymentConsumptions).where(and(eq(paymentConsumptions.challengeId, key), eq(paymentConsumptions.state, 'settling')));
+  await db.delete(paymentConsumptions).where(and(eq(paymentConsumptions.key, key), eq(paymentConsumptions.state, 'settling')));
 }
 
 export function settlementOf(row: Pick<ConsumptionRow, 'rail' | 'method' | 'amount' | 'currency' | 'payer'>, reference: string): Settlement {
@@ -172,14 +179,41 @@ export async function settleConsumption(
   onSettled: (tx: Tx, s: Settlement) => Promise<void>,
   now: Date,
 ): Promise<{ result: 'applied' | 'already'; settlement: Settlement }> {
+  try {
+    return await bookSettlement(db, key, reference, book, onSettled, now);
+  } catch (err) {
+    if (isUniqueViolation(err, 'ledger_charge_reference_uq')) throw new ReferenceTakenError(reference);
+    throw err;
+  }
+}
+
+/**
+ * The transaction (or PaymentIntent) a consumption settled with is already booked as another
+ * charge: one payment cannot pay two things, so this one is not booked. An operator looks.
+ */
+export class ReferenceTakenError extends Error {
+  constructor(reference: string) {
+    super(`payment ${reference} already pays another charge; not booked twice`);
+    this.name = 'ReferenceTakenError';
+  }
+}
+
+function bookSettlement(
+  db: Db,
+  key: string,
+  reference: string,
+  book: { ledgerJobId: string | null; kind?: 'charge' | 'hold' },
+  onSettled: (tx: Tx, s: Settlement) => Promise<void>,
+  now: Date,
+): Promise<{ result: 'applied' | 'already'; settlement: Settlement }> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(paymentConsumptions)
       .set({ state: 'settled', reference, recovery: null, lastError: null, nextCheckAt: null, ledgerJobId: book.ledgerJobId, updatedAt: now })
-      .where(and(eq(paymentConsumptions.challengeId, key), inArray(paymentConsumptions.state, OPEN_STATES)))
+      .where(and(eq(paymentConsumptions.key, key), inArray(paymentConsumptions.state, OPEN_STATES)))
       .returning();
     if (!row) {
-      const [done] = await tx.select().from(paymentConsumptions).where(eq(paymentConsumptions.challengeId, key)).limit(1);
+      const [done] = await tx.select().from(paymentConsumptions).where(eq(paymentConsumptions.key, key)).limit(1);
       if (done?.state === 'settled' && done.reference) return { result: 'already' as const, settlement: settlementOf(done, done.reference) };
       throw new AppError('conflict', 'this payment was resolved by another request meanwhile; repeat the call');
     }
@@ -223,7 +257,7 @@ export async function failConsumption(db: Db, key: string, reason: string, now: 
   return db.transaction(async (tx) => {
     const [row] = await tx
       .delete(paymentConsumptions)
-      .where(and(eq(paymentConsumptions.challengeId, key), inArray(paymentConsumptions.state, OPEN_STATES)))
+      .where(and(eq(paymentConsumptions.key, key), inArray(paymentConsumptions.state, OPEN_STATES)))
       .returning();
     if (!row) return false;
     // Re-keyed per attempt: the credential may be presented again, and its charge key stays free.
@@ -255,7 +289,7 @@ export async function deferConsumption(db: Db, key: string, outcome: Outcome, no
     const [row] = await tx
       .select()
       .from(paymentConsumptions)
-      .where(and(eq(paymentConsumptions.challengeId, key), inArray(paymentConsumptions.state, OPEN_STATES)))
+      .where(and(eq(paymentConsumptions.key, key), inArray(paymentConsumptions.state, OPEN_STATES)))
       .limit(1);
     if (!row) return null;
     const reason = 'reason' in outcome ? outcome.reason : outcome.status;
@@ -265,7 +299,7 @@ export async function deferConsumption(db: Db, key: string, outcome: Outcome, no
     const [updated] = await tx
       .update(paymentConsumptions)
       .set({ state, attempts: row.attempts + 1, nextCheckAt: new Date(now.getTime() + delay), lastError: reason, updatedAt: now })
-      .where(eq(paymentConsumptions.challengeId, key))
+      .where(eq(paymentConsumptions.key, key))
       .returning();
     const booked = await recordMovement(tx, { ...chargeOf(row), state: 'pending', idempotencyKey: chargeKey(key), now });
     if (booked.state === 'pending') {

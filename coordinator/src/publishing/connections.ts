@@ -1,3 +1,4 @@
+import { isUniqueViolation } from '../db/pg-errors.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
 import type { VideoHostSettings } from '../config.ts';
@@ -335,11 +336,4 @@ function refusal(ctx: Ctx, e: unknown, what: string): unknown {
   if (!e.retryable)
     ctx.logger.error({ status: e.status, oauth_error: e.oauthError }, `video host refused to ${what}: check VIDEO_HOST_CLIENT_ID, _SECRET and _REDIRECT_URL`);
   return new AppError('unavailable', `the video host could not ${what} right now (${e.message}); try again shortly`);
-}
-
-function isUniqueViolation(e: unknown): boolean {
-  for (let c: unknown = e, depth = 0; c && typeof c === 'object' && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
-    if ((c as { code?: unknown }).code === '23505') return true;
-  }
-  return false;
 }

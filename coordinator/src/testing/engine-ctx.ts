@@ -44,7 +44,7 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
     clock,
     config,
     logger: createLogger('silent'),
-    billing: createBilling(config, clock),
+    billing: createBilling(config, clock, database.db),
     notifyOutbox: () => void notified.outbox++,
     cancelAttempt: (id) => void notified.cancelled.push(id),
     notified,

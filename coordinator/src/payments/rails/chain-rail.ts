@@ -18,7 +18,6 @@ import {
   isAddress,
   isAddressEqual,
   keccak256,
-  nonceManager,
   parseEventLogs,
   parseSignature,
   parseTransaction,
@@ -34,7 +33,7 @@ import { PaymentProblem } from '../types.ts';
 import { checkAuthorizationTerms, verifyAuthorizationSignature, type AuthorizationExpectation } from './authorization-checks.ts';
 import type { Eip3009Authorization, TokenDomain } from './eip3009.ts';
 import { classifyRelayError, revertedReceiptProblem } from './relay-errors.ts';
-import { runSerially } from './relayer-queue.ts';
+import { localRelayerTurns, type RelayerTurns } from './relayer-turns.ts';
 import { USDC_ABI } from './usdc-abi.ts';
 
 export { challengeNonce, type Eip3009Authorization } from './eip3009.ts';
@@ -57,10 +56,15 @@ export interface ChainRailConfig {
   minValiditySeconds?: number;
   /** how long a paid request waits for its receipt before reconciliation takes over (the tx may still land). @default 60_000 */
   receiptTimeoutMs?: number;
-  /** how far back (blocks) to look for the transaction that used an authorization someone else relayed. @default 10_000 */
+  /** how far back (blocks) to look for the transaction that used an authorization (ours, or another that makes it an anomaly). @default 10_000 */
   logWindowBlocks?: bigint;
   /** @default systemClock */
   clock?: Clock;
+  /**
+   * The relayer's turns and nonces, given its address: every coordinator sharing the key must
+   * share them (pgRelayerTurns). @default turns within this process only (localRelayerTurns)
+   */
+  turns?: (relayerAddress: Hex) => RelayerTurns;
 }
 
 /** A relayer transaction, signed: its hash is known before it is broadcast, and the same bytes can be sent again. */
@@ -101,8 +105,8 @@ export interface SettlementLookup {
 }
 
 /**
- * settled: the authorization moved `value` to the recipient in `txHash` (ours, or a copy someone
- * else relayed). failed: it did not and can no longer through our relay (reverted, replaced,
+ * settled: the authorization moved `value` to the recipient in `txHash`, our relay of it for this
+ * very payment (`SettlementLookup.tx`); a use by any other transaction is an anomaly. failed: it did not and can no longer through our relay (reverted, replaced,
  * expired, cancelled by the payer, never sent). unknown: not decided yet; ask again later.
  * anomaly: needs an operator.
  */
@@ -153,9 +157,7 @@ export interface ChainRail {
 }
 
 export function createChainRail(cfg: ChainRailConfig): ChainRail {
-  // viem's shared nonceManager tracks relayer nonces locally (an RPC's "pending" count can lag);
-  // runSerially below keeps a failed send from leaving a nonce gap.
-  const relayer = privateKeyToAccount(cfg.relayerPrivateKey, { nonceManager });
+  const relayer = privateKeyToAccount(cfg.relayerPrivateKey);
   if (!isAddressEqual(relayer.address, cfg.recipient)) {
     throw new Error('chain rail: relayerPrivateKey must control the recipient address, or refunds cannot be sent');
   }
@@ -175,51 +177,58 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
   const clock = cfg.clock ?? systemClock;
   const confirmations = cfg.confirmations ?? 1;
   const logWindow = cfg.logWindowBlocks ?? 10_000n;
-  const nonceKey = { address: relayer.address, chainId: cfg.chainId };
+  // Whose turn it is to send, and from which nonce (an RPC's "pending" count can lag, so the turn keeps its own floor).
+  const turns = cfg.turns?.(relayer.address) ?? localRelayerTurns(`${cfg.chainId}:${relayer.address}`);
   let receiptTimeoutMs = cfg.receiptTimeoutMs ?? 60_000;
 
   type Call = { address: Hex; abi: typeof USDC_ABI; functionName: 'transferWithAuthorization' | 'transfer'; args: readonly unknown[] };
 
   /**
    * One relayer transaction: estimate (a call the token would refuse fails here, before it takes a
-   * nonce), sign with 20 % gas headroom, record (`onSigned`), broadcast. Serialised per relayer so
-   * nonces go out in order; a failure before the broadcast gives the nonce back.
+   * nonce), sign with 20 % gas headroom, record (`onSigned`), broadcast. Sent in the relayer's
+   * turn (relayer-turns.ts: shared by every replica through Postgres), with a nonce no other
+   * turn used; a failure before the broadcast leaves the nonce free.
    */
-  function sendSigned(call: Call, estimateFailure: (err: unknown) => Error, onSigned?: OnSigned): Promise<SignedTx> {
-    return runSerially(`${cfg.chainId}:${relayer.address}`, async () => {
+  async function sendSigned(call: Call, estimateFailure: (err: unknown) => Error, onSigned?: OnSigned): Promise<SignedTx> {
+    const sent = await turns.run<{ tx: SignedTx } | { error: unknown }>(async (turn) => {
+      const fail = (error: unknown, used: number | null = null) => ({ result: { error }, used });
       let gas: bigint;
       try {
         gas = ((await reader.estimateContractGas({ ...call, account: relayer } as Parameters<typeof reader.estimateContractGas>[0])) * 12n) / 10n;
       } catch (err) {
-        throw estimateFailure(err);
+        return fail(estimateFailure(err));
       }
       let tx: SignedTx;
+      let nonce: number;
       try {
+        const pending = await reader.getTransactionCount({ address: relayer.address, blockTag: 'pending' });
+        nonce = Math.max(turn.floor, pending);
         const data = encodeFunctionData({ abi: call.abi, functionName: call.functionName, args: call.args } as Parameters<typeof encodeFunctionData>[0]);
-        const request = await writer.prepareTransactionRequest({ account: relayer, chain, to: call.address, data, gas, nonceManager: relayer.nonceManager });
+        const request = await writer.prepareTransactionRequest({ account: relayer, chain, to: call.address, data, gas, nonce });
         const raw = await relayer.signTransaction(request as Parameters<typeof relayer.signTransaction>[0]);
         tx = { hash: keccak256(raw), raw };
       } catch (err) {
-        relayer.nonceManager?.reset(nonceKey);
-        throw new Error('chain rail: could not prepare the relayer transaction (RPC unavailable or relayer misconfigured)', { cause: err });
+        return fail(new Error('chain rail: could not prepare the relayer transaction (RPC unavailable or relayer misconfigured)', { cause: err }));
       }
       try {
         await onSigned?.(tx);
       } catch (err) {
-        relayer.nonceManager?.reset(nonceKey);
-        throw err;
+        return fail(err);
       }
+      // The turn may have run out while recording (a stalled database): another replica may hold this nonce now.
+      if (!(await turn.stillHeld().catch(() => false))) return fail(new Error('chain rail: lost the relayer turn before broadcasting; nothing was sent'));
       try {
         await writer.sendRawTransaction({ serializedTransaction: tx.raw });
       } catch (err) {
         // A retried send can fail although its first try got through: ask the node before deciding.
-        if (await isKnown(tx.hash).catch(() => false)) return tx;
-        relayer.nonceManager?.reset(nonceKey);
-        if (isNodeRefusal(err)) throw new Error('chain rail: the node refused the relayer transaction', { cause: err });
-        throw new BroadcastUncertainError(tx, err);
+        if (await isKnown(tx.hash).catch(() => false)) return { result: { tx }, used: nonce };
+        if (isNodeRefusal(err)) return fail(new Error('chain rail: the node refused the relayer transaction', { cause: err }));
+        return fail(new BroadcastUncertainError(tx, err), nonce);
       }
-      return tx;
+      return { result: { tx }, used: nonce };
     });
+    if ('error' in sent) throw sent.error;
+    return sent.tx;
   }
 
   async function isKnown(hash: Hex): Promise<boolean> {
@@ -325,10 +334,18 @@ export function createChainRail(cfg: ChainRailConfig): ChainRail {
     const args = { authorizer: l.from, nonce: l.nonce };
     const [used] = await reader.getContractEvents({ address: asset, abi: USDC_ABI, eventName: 'AuthorizationUsed', args, ...range });
     if (used?.transactionHash) {
-      const r = await receiptOrNull(used.transactionHash);
-      if (r?.status === 'success' && isTransferLogged(r, { from: l.from, to: recipient, value: l.value }))
-        return { status: 'settled', txHash: used.transactionHash };
-      return { status: 'anomaly', reason: `authorization used in ${used.transactionHash} without the expected Transfer` };
+      // Only our own relay of this very consumption settles it. A transaction we did not relay
+      // for it (another payment's relay that carried the same authorization, or a third party's)
+      // is never taken as this payment: booking it could pay two things with one transfer.
+      if (l.tx && used.transactionHash.toLowerCase() === l.tx.hash.toLowerCase()) {
+        const r = await receiptOrNull(used.transactionHash);
+        if (r?.status === 'success' && isTransferLogged(r, { from: l.from, to: recipient, value: l.value }))
+          return { status: 'settled', txHash: used.transactionHash };
+      }
+      return {
+        status: 'anomaly',
+        reason: `the authorization was used by transaction ${used.transactionHash}, not by this payment's relay${l.tx ? ` ${l.tx.hash}` : ''}; not booked as this payment`,
+      };
     }
     const [cancelled] = await reader.getContractEvents({ address: asset, abi: USDC_ABI, eventName: 'AuthorizationCanceled', args, ...range });
     if (cancelled) return { status: 'failed', reason: 'the payer cancelled the authorization' };
