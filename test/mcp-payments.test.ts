@@ -126,6 +126,44 @@ describe('MCP payments', () => {
     expect(malformed.code).toBe(-32602);
   });
 
+  it('a paid tool called without a session: the -32042 offers the hosted checkout and the session_token that owns its job, to that caller only', async () => {
+    const raw = await connect();
+    const err = await paymentError(raw.callTool({ name: 'transcribe', arguments: { filename: 'a.wav', content_type: 'audio/wav' } }));
+    expect(err.code).toBe(-32042);
+    expect(err.data).toMatchObject({
+      job_id: expect.any(String),
+      price_cents: 50,
+      checkout_url: expect.stringMatching(/^http/),
+      card_checkout_session_id: expect.stringMatching(/^cs_/),
+      session_id: expect.any(String),
+      session_token: expect.any(String),
+    });
+    // Its challenges stay paid creation's (bound to the request: a stock client's credential creates its own job and session).
+    expect(err.data.challenges.map((c: { method: string }) => c.method)).toEqual(expect.arrayContaining(['evm', 'stripe']));
+    for (const c of err.data.challenges) expect(c.request.externalId).toBeUndefined();
+    const { job_id, session_token, card_checkout_session_id } = err.data;
+    // The job id alone reaches nothing, and nothing hands the token out again.
+    const stranger = (await raw.callTool({ name: 'create_session', arguments: {} })).structuredContent as { session_token: string };
+    for (const args of [{ job_id }, { job_id, session_token: stranger.session_token }]) {
+      for (const name of ['get_job_status', 'get_upload_url']) {
+        const answer = (await raw.callTool({ name, arguments: args })) as ToolAnswer;
+        expect(answer.isError, name).toBe(true);
+        expect(JSON.stringify(answer)).not.toContain(session_token);
+      }
+    }
+    const landing = await fetch(`${stack.coordinator.url}/api/v1/checkout/complete?session_id=${card_checkout_session_id}`);
+    expect(await landing.text()).not.toContain(session_token);
+    // Paid at the hosted checkout, the job goes on with the token the -32042 gave.
+    const pay = await fetch(`${stack.billing!.stripe.url}/__fake/checkout/sessions/${card_checkout_session_id}/pay`, { method: 'POST', body: '{}' });
+    expect(pay.status).toBe(200);
+    const upload = (await raw.callTool({ name: 'get_upload_url', arguments: { job_id, session_token } })) as ToolAnswer;
+    expect(upload.isError, upload.content[0]?.text).toBeFalsy();
+    expect(upload.structuredContent).toMatchObject({ job_id, payment_status: 'paid', upload_url: expect.stringMatching(/^http/) });
+  });
+
+  /** The find_clips job the next case pays and runs, and its session: the cuts' parent afterwards. */
+  let parent: { job_id: string; session_token: string } | undefined;
+
   it('pays a find_clips job without a session (paid creation), runs it, and the parent then sells a bundle at the chain per-clip rate', async () => {
     const client = await wallet();
     const created = (await client.callTool({ name: 'find_clips', arguments: { filename: 'talk.mp4', content_type: 'video/mp4' } })) as ToolAnswer;
@@ -141,6 +179,7 @@ describe('MCP payments', () => {
     })) as ToolAnswer;
     expect(done.structuredContent!.status, done.structuredContent!.error_message).toBe('completed');
     expect(done.structuredContent!.payment_status).toBe('paid');
+    parent = { job_id, session_token };
 
     // Two clips by window: the bundle's challenge offers 2 × 0.20 USDC on the chain (and 2 × 0.50 USD by card).
     const clips = [
@@ -165,6 +204,43 @@ describe('MCP payments', () => {
     )) as ToolAnswer;
     expect(ended.structuredContent!.status, ended.structuredContent!.error_message).toBe('completed');
     expect(ended.structuredContent!.outputs.map((o: { role: string }) => o.role)).toEqual(expect.arrayContaining(['clip_1', 'clip_2']));
+  });
+
+  it('cuts offer their hosted checkout too (extract_clip, extract_vertical_clip, edit_from_transcript); paying it starts the cut', async () => {
+    expect(parent, 'the find_clips case ran').toBeDefined();
+    const { job_id: source_job_id, session_token } = parent!;
+    const raw = await connect();
+    const edit = (await raw.callTool({ name: 'get_transcript', arguments: { job_id: source_job_id, session_token, format: 'edit' } })) as ToolAnswer;
+    const firstLine = edit.structuredContent!.transcript.split('\n')[0];
+    expect(firstLine).toMatch(/^\[0001\] /);
+    const cuts: [string, Record<string, unknown>][] = [
+      ['extract_clip', { segments: [{ start: 0.5, end: 2 }] }],
+      ['extract_vertical_clip', { start: 0.5, end: 2, profile: 'vidA-primary-720p' }],
+      ['edit_from_transcript', { edit: `${firstLine}\n` }],
+    ];
+    const offered: Record<string, Record<string, any>> = {};
+    for (const [name, args] of cuts) {
+      const err = await paymentError(raw.callTool({ name, arguments: { ...args, source_job_id, session_token } }));
+      expect(err.code, name).toBe(-32042);
+      expect(err.data, name).toMatchObject({
+        job_id: expect.any(String),
+        price_cents: expect.any(Number),
+        checkout_url: expect.stringMatching(/^http/),
+        card_checkout_session_id: expect.stringMatching(/^cs_/),
+      });
+      expect(err.data.challenges.find((c: { method: string }) => c.method === 'evm').request.externalId, name).toBe(err.data.job_id);
+      expect(stack.billing!.stripe.state.checkoutSessions.get(err.data.card_checkout_session_id)!.metadata['job_id'], name).toBe(err.data.job_id);
+      offered[name] = err.data;
+    }
+    // Paying a cut's checkout starts it (no second call: the next one is the poll).
+    const clip = offered['extract_clip']!;
+    const pay = await fetch(`${stack.billing!.stripe.url}/__fake/checkout/sessions/${clip.card_checkout_session_id}/pay`, { method: 'POST', body: '{}' });
+    expect(pay.status).toBe(200);
+    const done = (await raw.callTool({ name: 'get_job_status', arguments: { job_id: clip.job_id, session_token, wait_seconds: 200 } }, undefined, {
+      timeout: 210_000,
+    })) as ToolAnswer;
+    expect(done.structuredContent!.status, done.structuredContent!.error_message).toBe('completed');
+    expect(done.structuredContent!.payment_status).toBe('paid');
   });
 
   it('clips_from_video over MCP: card only, a 450 hold by SPT, released whole when no clip could be cut', async () => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { Challenge, Receipt } from 'mppx';
+import { Challenge, Credential, Receipt } from 'mppx';
 import { Mppx, stripe as stripeMethod } from 'mppx/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, paymentConsumptions, webhookEvents } from '../coordinator/src/db/schema.ts';
@@ -248,6 +248,27 @@ describe('card rail on the real stack', () => {
     expect(fake.state.sharedPaymentTokens.get(mppPaid.spt)!.amountUsed).toBe(50);
     expect(await job(pending.job_id)).toMatchObject({ payment_status: 'pending' });
     expect(await ledger(pending.job_id)).toEqual([]);
+  });
+
+  it("a credential for a payment method we do not take: 400 with the spec's {error}, problem+json beside it, nothing charged", async () => {
+    const created = await newJob();
+    const probe = await fetch(uploadUrl(created.job_id), { headers: bearer() });
+    expect(probe.status).toBe(402);
+    const stripe = Challenge.fromResponseList(probe).find((c) => c.method === 'stripe')!;
+    const foreign = Credential.serialize(Credential.from({ challenge: { ...stripe, method: 'tempo' }, payload: { spt: 'spt_not_used' } }));
+    const creates = intentCreates();
+    const res = await fetch(uploadUrl(created.job_id), { headers: { authorization: foreign } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toMatchObject({
+      error: expect.stringMatching(/payment method tempo is not accepted/),
+      type: 'https://paymentauth.org/problems/method-unsupported',
+      title: 'Method Unsupported',
+      status: 400,
+      detail: expect.stringMatching(/payment method tempo is not accepted/),
+    });
+    expect(intentCreates()).toBe(creates);
+    expect(await job(created.job_id)).toMatchObject({ payment_status: 'pending' });
   });
 
   it('a second payment (hosted checkout after MPP) is booked and refunded once, automatically', async () => {

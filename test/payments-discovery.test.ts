@@ -31,7 +31,14 @@ describe('payment discovery', () => {
     expect(price('find_clips')).toMatchObject({ chain: { display: '1.70' }, card: { display: '2.00' } });
     expect(price('publish_video')).toMatchObject({ chain: { display: '1.75' }, card: { display: '1.75' } });
     expect(price('clips_from_video')).toMatchObject({ chain: null, card: { display: '4.50' } });
-    expect(price('smoke_test')).toMatchObject({ chain: { amount: String(PRICES.smoke_test.chainUnits) }, card: { amount: '1' } });
+    // 0.01 is below the card minimum: the card rail cannot charge it, so no card price is offered for it.
+    expect(price('smoke_test')).toMatchObject({
+      chain: { amount: String(PRICES.smoke_test.chainUnits) },
+      card: null,
+      note: expect.stringMatching(/card minimum/),
+    });
+    const cardMin = Number(doc.rails.find((r: any) => r.rail === 'card').min_amount);
+    for (const row of doc.prices) if (row.card) expect(Number(row.card.amount), row.product).toBeGreaterThanOrEqual(cardMin);
     expect(doc.prices).toHaveLength(14);
   });
 
@@ -55,5 +62,10 @@ describe('payment discovery', () => {
     expect(jobs.price).toEqual({ dynamic: true, min: '0.20', max: '1.70', currency: 'USDC' });
     expect(jobs.offers.map((o: any) => o.method)).toEqual(['evm', 'stripe']);
     expect(doc.paths['/api/v1/jobs/{id}'].get['x-payment-info']).toBeUndefined();
+    // The smoke test's 0.01 is chain only: no card offer below the card minimum.
+    expect(doc.paths['/api/test'].get['x-payment-info'].offers.map((o: any) => o.method)).toEqual(['evm']);
+    // A refused payment method (400) answers the spec's {error} beside the problem fields.
+    const badMethod = doc.paths['/api/v1/jobs/{id}/upload-url'].get.responses['400'].content['application/problem+json'].schema;
+    expect(badMethod.required).toEqual(expect.arrayContaining(['error']));
   });
 });

@@ -12,7 +12,7 @@ export function docsPage(site: Site): string {
   const u = (p: string) => url(site, p);
   const prices = priceTable().map((r) => {
     const what = [r.product, r.media, r.unit].filter(Boolean).join(', ');
-    return `| ${what} | ${r.chain?.display ?? '-'} | ${r.card.display} | ${r.note ?? ''} |`;
+    return `| ${what} | ${r.chain?.display ?? '-'} | ${r.card?.display ?? '-'} | ${r.note ?? ''} |`;
   });
   const retention = availableJobTypes().map((t) => `${t} ${JOB_TYPES[t].retentionHours} h`);
   return [

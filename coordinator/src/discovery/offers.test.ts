@@ -32,7 +32,7 @@ describe('offers (what an agent buys, from MCP_TOOLS and the price table)', () =
 
   it('prices each offer with the amounts of PRICES, on the rails it is sold on', () => {
     const transcribe = byId.get('transcribe')!;
-    expect(transcribe.prices.map((r) => [r.media, r.chain?.amount, r.card.amount])).toEqual([
+    expect(transcribe.prices.map((r) => [r.media, r.chain?.amount, r.card?.amount])).toEqual([
       ['audio', String(PRICES.transcribe.audio.chainUnits), String(PRICES.transcribe.audio.cardCents)],
       ['video', String(PRICES.transcribe.video.chainUnits), String(PRICES.transcribe.video.cardCents)],
     ]);
@@ -40,9 +40,19 @@ describe('offers (what an agent buys, from MCP_TOOLS and the price table)', () =
       `audio ${usdc(PRICES.transcribe.audio.chainUnits)} USDC (chain) or ${usd(PRICES.transcribe.audio.cardCents)} USD (card)`,
     );
     const edit = byId.get('edit_from_transcript')!;
-    expect(edit.prices[0]!.card.amount).toBe(String(PRICES.edit_from_transcript.cardCents));
+    expect(edit.prices[0]!.card?.amount).toBe(String(PRICES.edit_from_transcript.cardCents));
     expect(edit.rest).toEqual({ method: 'POST', path: '/api/v1/jobs', job_type: 'edit_from_transcript', rails: ['chain', 'card'] });
     expect(byId.get('mpp_smoke_test')!.prices[0]!.chain!.amount).toBe(String(PRICES.smoke_test.chainUnits));
+  });
+
+  it('offers no card price the card rail cannot charge: the 0.01 smoke test is chain only', () => {
+    const smoke = byId.get('mpp_smoke_test')!;
+    expect(smoke.prices).toMatchObject([{ product: 'smoke_test', card: null, note: expect.stringMatching(/card minimum/) }]);
+    expect(smoke.mcp.rails).toEqual(['chain']);
+    expect(smoke.rest).toEqual({ method: 'GET', path: '/api/test', rails: ['chain'] });
+    expect(priceText(smoke)).toContain('0.01 USDC (chain), chain only');
+    expect(priceText(smoke)).not.toContain('USD (card)');
+    for (const o of byId.values()) for (const r of o.prices) if (r.card) expect(Number(r.card.amount), o.id).toBeGreaterThanOrEqual(50);
   });
 
   it('sells the agent products as a card-only hold through MCP only', () => {

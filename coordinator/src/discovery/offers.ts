@@ -52,7 +52,11 @@ function unitOf(price: Exclude<ToolPrice, { kind: 'free' }>): Unit {
   return by === 'media' ? 'per_job' : by === 'item' ? 'per_clip' : by === 'hold' ? 'hold' : 'per_call';
 }
 
-const railsOf = (rows: PriceRow[]): Rail[] => (rows.every((r) => r.chain) ? ['chain', 'card'] : ['card']);
+/** The rails every row of an offer is sold on: a price below the card minimum is chain only (the smoke test). */
+const railsOf = (rows: PriceRow[]): Rail[] => [
+  ...(rows.every((r) => r.chain) ? (['chain'] as const) : []),
+  ...(rows.every((r) => r.card) ? (['card'] as const) : []),
+];
 
 /**
  * Where REST sells a tool's product: job types through POST /jobs (both rails: MPP challenge or
@@ -85,6 +89,7 @@ export function offers(): Offer[] {
 const UNIT_WORDS: Record<Unit, string> = { per_job: 'per job', per_call: 'per call', per_clip: 'per clip', hold: '' };
 
 function amounts(r: PriceRow): string {
+  if (!r.card) return `${r.chain!.display} USDC (chain), chain only (below the card minimum)`;
   const card = `${r.card.display} USD (card)`;
   return r.chain ? `${r.chain.display} USDC (chain) or ${card}` : `${card}, card only`;
 }
@@ -92,7 +97,7 @@ function amounts(r: PriceRow): string {
 /** The price in words, e.g. "audio 0.20 USDC (chain) or 0.50 USD (card); video … per job". */
 export function priceText(o: Offer): string {
   if (o.unit === 'hold')
-    return `card only: a hold of ${o.prices[0]!.card.display} USD (the worst case), of which only what is delivered is charged; a failed step is not charged`;
+    return `card only: a hold of ${o.prices[0]!.card!.display} USD (the worst case), of which only what is delivered is charged; a failed step is not charged`;
   const each = o.prices.map((r) => (r.media ? `${r.media} ${amounts(r)}` : amounts(r))).join('; ');
   const restNote = o.rest && o.rest.rails.length < o.mcp.rails.length ? ` (the chain rate through MCP only; over REST ${o.rest.rails.join(', ')} only)` : '';
   return `${each} ${UNIT_WORDS[o.unit]}${restNote}`;

@@ -24,7 +24,7 @@ const PriceRow = z
     unit: z.string().optional(),
     note: z.string().optional(),
     chain: Amount.nullable().describe('null: not sold on the chain rail'),
-    card: Amount,
+    card: Amount.nullable().describe('null: not sold on the card rail (below its minimum)'),
   })
   .describe('A row of the price table /.well-known/mpp.json serves');
 

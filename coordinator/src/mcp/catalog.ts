@@ -73,7 +73,7 @@ function jobTypeInput(type: JobType, required: readonly string[] = []): z.ZodObj
 const withSession = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...shape, session_token: SessionTokenArg });
 
 const PAY_NOTE =
-  'Paid: with billing on, the first call answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges, a hosted card checkout_url for browser hosts, and the job_id; repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid by the checkout_url continues with get_upload_url (uploads) or the same call (cuts).';
+  'Paid: with billing on, the first call answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges and, wherever the card rail can take the price, a hosted card checkout_url for browser hosts with the job_id it pays (called without a session, also the session_token that owns that job: keep it, it is given only there); repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid at its checkout_url continues with get_upload_url (uploads) or get_job_status (cuts and clip batches start once paid; repeating the call would create another job), with that job_id and session_token.';
 const UPLOAD_NOTE =
   'Returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed.';
 const CUT_NOTE = 'Runs at once (no upload): then call get_job_status with wait_seconds until completed; outputs carry download links.';
@@ -83,7 +83,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     name: 'create_session',
     title: 'Create a session',
     description:
-      'Free. Creates an anonymous session and returns its session_token; pass it as session_token (or Authorization: Bearer) to every later call. Optional: a paid call made without a session creates one and returns its token.',
+      'Free. Creates an anonymous session and returns its session_token; pass it as session_token (or Authorization: Bearer) to every later call. Optional: a paid call made without a session creates one and returns its token (in the result once paid by a credential, or in the -32042 beside its checkout_url).',
     input: z.strictObject({}),
     price: { kind: 'free' },
     limit: 'session_create',
@@ -249,7 +249,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
   {
     name: 'mpp_smoke_test',
     title: 'Payment smoke test',
-    description: `Charges 0.01 (chain USDC, or card where a processor accepts it) and echoes: try your payment set-up before a real job. ${PAY_NOTE}`,
+    description: `Charges 0.01 USDC on the chain rail (below the card minimum of USD 0.50, so no card challenge and no checkout_url) and echoes: try your payment set-up before a real job. Paid: with billing on, the first call answers JSON-RPC error -32042 with MPP challenges in data.challenges; repeat the same call with the credential in params._meta["org.paymentauth/credential"], and the receipt comes back in result._meta["org.paymentauth/receipt"].`,
     input: withSession({ echo: z.string().max(LIMITS.echoMaxChars).optional().describe('Returned as given') }),
     price: { kind: 'smoke_test' },
     limit: 'payment',

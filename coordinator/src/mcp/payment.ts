@@ -1,4 +1,5 @@
 import { Credential as MppxCredential, PaymentRequest } from 'mppx';
+import { PaymentRequiredWithCheckout } from '../payments/checkout.ts';
 import { PaymentRequiredError } from '../payments/gate.ts';
 import { toJsonChallenge } from '../payments/mpp/challenge.ts';
 import { parseCredentialObject, parsePaymentAuthorization } from '../payments/mpp/credential.ts';
@@ -61,20 +62,27 @@ export type PaymentContext = Record<string, unknown>;
 
 /**
  * A payment error of the gate as MCP answers it: -32042 with the challenges and the problem
- * (and, for browser hosts, the hosted checkout URL); a refused credential is -32043 with a fresh
+ * (and, for browser hosts, the hosted checkout URL: the context's, or the one the error offers
+ * with the job and the session created to own it); a refused credential is -32043 with a fresh
  * offer, a malformed one -32602 (as mppx maps them). Other errors are not payment errors: null.
  */
 export function paymentErrorToMcp(err: unknown, context: PaymentContext = {}): JsonRpcError | null {
-  const extras = Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined));
+  const extras = {
+    ...(err instanceof PaymentRequiredWithCheckout && err.checkout),
+    ...Object.fromEntries(Object.entries(context).filter(([, v]) => v !== undefined)),
+  };
   if (err instanceof PaymentRequiredError) {
     const challenges = err.offer.challenges.map(toJsonChallenge);
     const challengeId = err.offer.challenges[0]?.id;
     const problem = err.problem ? problemFromError(err.problem, challengeId) : problemBody('payment-required', err.message, { challengeId });
     const refused = err.problem !== null && err.problem.type !== 'payment-required';
     const code = refused ? (err.problem?.type === 'malformed-credential' ? INVALID_PARAMS_CODE : PAYMENT_VERIFICATION_FAILED_CODE) : PAYMENT_REQUIRED_CODE;
-    const message = challenges.length
+    const checkout = !refused && typeof extras['checkout_url'] === 'string';
+    const message = !checkout
       ? err.message
-      : `${err.message}${extras['checkout_url'] ? ': pay at checkout_url (hosted card checkout), then repeat the call' : ''}`;
+      : challenges.length
+        ? `${err.message}: answer one of the challenges (repeat the call with the credential in _meta), or pay at checkout_url (hosted card checkout)`
+        : `${err.message}: pay at checkout_url (hosted card checkout)`;
     return new JsonRpcError(code, message, { httpStatus: 402, challenges, problem, ...extras });
   }
   if (err instanceof PaymentProblem) {

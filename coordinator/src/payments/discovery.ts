@@ -1,5 +1,7 @@
 import { PRICES } from '@cutroom/shared/prices';
+import { RAIL_CURRENCY } from '@cutroom/shared/payment-methods';
 import type { Billing } from './billing.ts';
+import { canOfferStripe, STRIPE_MIN_AMOUNT_USD_CENTS } from './mpp/stripe-method.ts';
 
 const usdc = (units: number | bigint): string => (Number(units) / 1_000_000).toFixed(2);
 const usd = (cents: number): string => (cents / 100).toFixed(2);
@@ -15,19 +17,30 @@ export const PAID_OPERATIONS = [
 
 const MCP_ONLY_CHAIN = 'the chain (USDC) rate is offered only through MCP; the REST derivatives route is card only';
 const HOLD_UNIT = 'worst-case card hold, charged for what is delivered';
+/** The card rail's minimum charge (the processor's; mppx's `canOffer` rule), in cents. */
+export const CARD_MIN_CENTS = Number(STRIPE_MIN_AMOUNT_USD_CENTS);
+const BELOW_CARD_MIN = `chain only: below the card minimum (${usd(CARD_MIN_CENTS)} USD)`;
 
-/** Every row of the price table, in both rails' base units and for display. */
+/**
+ * Every row of the price table, in both rails' base units and for display. A price the card rail
+ * cannot charge (below its minimum: the 0.01 smoke test) is not offered on it: `card` is null and
+ * the note says why, as the 402 offers no `stripe` challenge and no hosted checkout for it.
+ */
 export function priceTable() {
   const row = (
     product: string,
     p: { cardCents: number; chainUnits: number | null },
     extra: { media?: 'audio' | 'video'; unit?: string; note?: string } = {},
-  ) => ({
-    product,
-    ...extra,
-    chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC' as const, decimals: 6 },
-    card: { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD' as const, decimals: 2 },
-  });
+  ) => {
+    const card = canOfferStripe(BigInt(p.cardCents), RAIL_CURRENCY.card);
+    return {
+      product,
+      ...extra,
+      ...(!card && { note: extra.note ? `${extra.note}; ${BELOW_CARD_MIN}` : BELOW_CARD_MIN }),
+      chain: p.chainUnits == null ? null : { amount: String(p.chainUnits), display: usdc(p.chainUnits), currency: 'USDC' as const, decimals: 6 },
+      card: card ? { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD' as const, decimals: 2 } : null,
+    };
+  };
   return [
     row('transcribe', PRICES.transcribe.audio, { media: 'audio' }),
     row('transcribe', PRICES.transcribe.video, { media: 'video' }),
@@ -69,7 +82,8 @@ export function paymentInfo(billing: Billing, product: 'job' | 'smoke_test') {
       amount: product === 'job' ? null : String(chainMin),
       description: `chain rail: USDC on ${billing.chain.network}, from ${usdc(chainMin)} USDC`,
     });
-  if (billing.card)
+  // The card rail is offered only for an amount it can charge (not the 0.01 smoke test).
+  if (billing.card && canOfferStripe(BigInt(cardMin), RAIL_CURRENCY.card))
     offers.push({
       intent: 'charge',
       method: 'stripe',
@@ -82,7 +96,7 @@ export function paymentInfo(billing: Billing, product: 'job' | 'smoke_test') {
     summary:
       product === 'job'
         ? `dynamic price by job type and media: ${usdc(JOB_RANGE.chain[0])}-${usdc(JOB_RANGE.chain[1])} USDC (chain) or ${usd(JOB_RANGE.card[0])}-${usd(JOB_RANGE.card[1])} USD (card); see /.well-known/mpp.json`
-        : 'payment smoke test: 0.01',
+        : `payment smoke test: ${usdc(chainMin)} USDC (chain rail only: below the card minimum of ${usd(CARD_MIN_CENTS)} USD)`,
     protocols: ['mpp', ...(billing.chain ? ['x402'] : [])],
     price:
       product === 'job'
@@ -92,7 +106,11 @@ export function paymentInfo(billing: Billing, product: 'job' | 'smoke_test') {
   };
 }
 
-/** The PaymentRequired402 body, as JSON Schema for the declared 402 responses. */
+/**
+ * The PaymentRequired402 body, as JSON Schema for the declared 402 responses; plus, on paid
+ * creation without a session (POST /jobs), the hosted checkout offered beside the challenges and
+ * the session created to own its job (payments/checkout.ts CheckoutOffer).
+ */
 export const PAYMENT_REQUIRED_SCHEMA = {
   type: 'object',
   required: ['status'],
@@ -102,13 +120,30 @@ export const PAYMENT_REQUIRED_SCHEMA = {
     title: { type: 'string' },
     detail: { type: 'string' },
     challengeId: { type: 'string' },
+    job_id: { type: 'string', format: 'uuid', description: 'the job the hosted checkout pays (paid creation without a session only)' },
+    price_cents: { type: 'integer', description: 'its price on the card rail' },
+    checkout_url: { type: 'string', format: 'uri', description: 'hosted card checkout of job_id, offered where the card rail can take the price' },
+    card_checkout_session_id: { type: 'string', description: 'paired with checkout_url' },
+    session_id: { type: 'string', format: 'uuid', description: 'the session created to own job_id' },
+    session_token: {
+      type: 'string',
+      description: 'the Bearer token of session_id, given only in this answer: after paying at checkout_url, GET /jobs/{job_id}/upload-url with it',
+    },
   },
 };
 
-/** problem+json of a refused payment method (400). */
+/** problem+json of a refused payment method (400): the problem fields plus the spec's `error`. */
 const PAYMENT_PROBLEM_400_SCHEMA = {
-  ...PAYMENT_REQUIRED_SCHEMA,
-  properties: { ...PAYMENT_REQUIRED_SCHEMA.properties, status: { type: 'number', const: 400 } },
+  type: 'object',
+  required: ['status', 'error'],
+  properties: {
+    error: { type: 'string', description: "the spec's ErrorResponse message (the same text as detail)" },
+    status: { type: 'number', const: 400 },
+    type: { type: 'string', description: 'https://paymentauth.org/problems/method-unsupported' },
+    title: { type: 'string' },
+    detail: { type: 'string' },
+    challengeId: { type: 'string' },
+  },
 };
 
 /** Adds `x-payment-info` and a declared 402 to every paid operation of the generated document. */
@@ -179,7 +214,8 @@ export function mppDocument(billing: Billing, publicBaseUrl: string) {
               decimals: 2,
               network_id: billing.cardNetworkId,
               hosted_checkout: true,
-              min_amount: '50',
+              // Nothing below it is offered on the card rail (prices[].card is null there).
+              min_amount: String(CARD_MIN_CENTS),
             },
           ]
         : []),

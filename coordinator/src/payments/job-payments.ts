@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
+import { RAIL_CURRENCY } from '@cutroom/shared/payment-methods';
 import type { Ctx } from '../context.ts';
 import { checkoutSessions, sessions } from '../db/schema.ts';
 import type { JobRow } from '../db/schema.ts';
+import { canOfferStripe } from './mpp/stripe-method.ts';
 import type { Charge } from './types.ts';
 
 /** Whether a job's type is paid by a card hold of its worst case (the agent products), not a charge. */
@@ -53,11 +55,12 @@ export function checkoutLineOf(job: Pick<JobRow, 'jobType' | 'priceCents' | 'par
 
 /**
  * Gets or creates the hosted card checkout of a job (one per job, idempotent at the processor
- * by job id). Null when the card rail is not configured.
+ * by job id). Null when the card rail is not configured, or cannot charge the job's price (below
+ * the processor's minimum, `canOfferStripe`: the same rule as the MPP `stripe` method).
  */
 export async function ensureCheckout(ctx: Ctx, job: JobRow): Promise<{ checkout_url: string; card_checkout_session_id: string } | null> {
   const card = ctx.billing.card;
-  if (!card) return null;
+  if (!card || !canOfferStripe(BigInt(job.priceCents), RAIL_CURRENCY.card)) return null;
   const [existing] = await ctx.db.select().from(checkoutSessions).where(eq(checkoutSessions.jobId, job.id)).limit(1);
   if (existing) return { checkout_url: existing.url, card_checkout_session_id: existing.id };
   const line = checkoutLineOf(job);

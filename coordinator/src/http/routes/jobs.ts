@@ -24,6 +24,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
           'Upload-based jobs (transcribe) take job_type, filename and content_type; next call GET /jobs/{id}/upload-url. ' +
           'With a session token the job starts pending (pay by hosted checkout_url, or answer the 402 of upload-url). ' +
           'Without one, a payment credential creates it paid and the response carries a new session_token. ' +
+          'Without a session or a credential the answer is 402 with the challenges of paid creation (nothing is written); for the hosted card checkout, create a session first: its 201 carries checkout_url. ' +
           'No-upload derivatives (extract_clip with source_job_id + segments; extract_vertical_clip with source_job_id + start/end and optional profile, subject, subject_id, subject_box, t_ref, subject_x_offset) ' +
           'need the bearer of the session that owns the parent; they are created free and unpaid (price_cents, next_endpoint process, no checkout_url): POST /jobs/{id}/process pays and starts them. ' +
           'The parent must be completed, still hold its source and be within its retention (410 otherwise). ' +

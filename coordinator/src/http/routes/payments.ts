@@ -24,9 +24,9 @@ export const paymentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { 
       config: { limit: 'payment' },
       schema: {
         tags: ['payments'],
-        summary: 'Payment smoke test: charges 0.01 (chain USDC or card USD) and echoes',
+        summary: 'Payment smoke test: charges 0.01 (chain USDC) and echoes',
         description:
-          'Answers 402 with the payment challenges; pay and repeat the call. Card processors refuse charges below USD 0.50, so the card method is offered here only where a processor accepts the amount; the chain rail always is.',
+          'Answers 402 with the payment challenges; pay and repeat the call. Card processors refuse charges below USD 0.50, so 0.01 is not offered on the card rail (no card challenge, no hosted checkout; card null in /.well-known/mpp.json); the chain rail takes it.',
         querystring: z.object({ echo: z.string().max(LIMITS.echoMaxChars).optional() }),
         response: { 200: z.object({ paid: z.literal(true), service: z.string(), echo: z.string().optional() }), 400: ErrorResponse, 404: ErrorResponse },
       },

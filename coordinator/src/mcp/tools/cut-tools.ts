@@ -5,7 +5,7 @@ import type { Job } from '@cutroom/shared/api';
 import { createBundleCall, createJobCall, getJobCall, payBundleCall, processCall } from '../../service/index.ts';
 import { paidJobOf, type ToolCall } from '../tool-call.ts';
 import { NEXT, type ToolResult } from './tool-result.ts';
-import { asMcpPayment, paymentContextOf, requestOf } from './upload-tools.ts';
+import { mcpPaymentError, paymentContextOf, requestOf } from './upload-tools.ts';
 
 /** Creating a cut needs the session that owns its parent: refused before anything else, naming the fix. */
 function requireSession(call: ToolCall, tool: string): void {
@@ -27,7 +27,7 @@ async function processStep(call: ToolCall, jobId: string, context: Record<string
     const served = await processCall(call.ctx, call.creds, jobId);
     return { value: { ...context, ...served.value, next: NEXT.wait }, receipt: served.receipt };
   } catch (err) {
-    asMcpPayment(err, paymentContextOf({ job_id: jobId }, call, context));
+    throw await mcpPaymentError(call, err, paymentContextOf({ job_id: jobId }, call, { ...context, next: NEXT.payStart }));
   }
 }
 
@@ -62,7 +62,11 @@ async function payBundleStep(call: ToolCall, bundleId: string, created?: CreateB
     return { value: { ...known, ...served.value, next: NEXT.wait }, receipt: served.receipt };
   } catch (err) {
     const { checkout_url, card_checkout_session_id, price_cents } = created ?? {};
-    asMcpPayment(err, paymentContextOf({ job_id: bundleId, checkout_url, card_checkout_session_id, price_cents }, call, summary));
+    throw await mcpPaymentError(
+      call,
+      err,
+      paymentContextOf({ job_id: bundleId, checkout_url, card_checkout_session_id, price_cents }, call, { ...summary, next: NEXT.payStart }),
+    );
   }
 }
 

@@ -3,7 +3,7 @@ import { streamJobEvents } from '../../jobs/job-stream.ts';
 import { createSessionCall, downloadCall, getJobCall, smokeTestCall } from '../../service/index.ts';
 import type { ProgressReport, ToolCall } from '../tool-call.ts';
 import type { ToolResult } from './tool-result.ts';
-import { asMcpPayment } from './upload-tools.ts';
+import { mcpPaymentError } from './upload-tools.ts';
 
 const FINAL = new Set(['completed', 'failed', 'deleted']);
 
@@ -94,6 +94,6 @@ export async function smokeTestTool(call: ToolCall, args: { echo?: string }): Pr
     const served = await smokeTestCall(call.ctx, call.creds, args.echo);
     return { value: served.value, receipt: served.receipt };
   } catch (err) {
-    asMcpPayment(err, {});
+    throw await mcpPaymentError(call, err, {});
   }
 }

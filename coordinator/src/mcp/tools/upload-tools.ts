@@ -1,6 +1,16 @@
 import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
 import type { JobType } from '@cutroom/shared/job-types';
-import { completeUploadCall, createJobCall, type Credentials, type Served, uploadUrlCall } from '../../service/index.ts';
+import { PaymentRequiredWithCheckout } from '../../payments/checkout.ts';
+import { PaymentRequiredError } from '../../payments/gate.ts';
+import {
+  checkoutOfferCall,
+  completeUploadCall,
+  createJobCall,
+  createOfferingCheckout,
+  type Credentials,
+  type Served,
+  uploadUrlCall,
+} from '../../service/index.ts';
 import { type PaymentContext, paymentErrorToMcp } from '../payment.ts';
 import { ensureSession, paidJobOf, type ToolCall } from '../tool-call.ts';
 import { NEXT, type ToolResult } from './tool-result.ts';
@@ -11,21 +21,39 @@ export function requestOf(jobType: string, args: Record<string, unknown>): Creat
   return { job_type: jobType, ...fields } as CreateJobRequest;
 }
 
-/** Rethrows a payment error as MCP's -32042/-32043 with what else the agent needs to pay or go on. */
-export function asMcpPayment(err: unknown, context: PaymentContext): never {
-  throw paymentErrorToMcp(err, context) ?? err;
+/**
+ * A payment error as MCP's -32042/-32043 (to throw), with what else the agent needs to pay or go
+ * on. A -32042 about a job of the caller's session always offers its hosted checkout where the
+ * card rail can take the price (created on first use: checkoutOfferCall), whatever the tool.
+ * Other errors come back as they are.
+ */
+export async function mcpPaymentError(call: ToolCall, err: unknown, context: PaymentContext): Promise<unknown> {
+  let full = context;
+  const jobId = context['job_id'];
+  if (err instanceof PaymentRequiredError && typeof jobId === 'string' && context['checkout_url'] === undefined) {
+    const checkout = await checkoutOfferCall(call.ctx, call.creds, jobId);
+    if (checkout) full = { ...context, ...checkout };
+  }
+  // The ways to pay name the checkout: said only where there is one.
+  const offered = typeof full['checkout_url'] === 'string' || (err instanceof PaymentRequiredWithCheckout && !!err.checkout.checkout_url);
+  if (!offered && (full['next'] === NEXT.payUpload || full['next'] === NEXT.payStart)) {
+    const { next: _next, ...rest } = full;
+    full = rest;
+  }
+  return paymentErrorToMcp(err, full) ?? err;
 }
 
 /** What a created job tells an agent that pays another way (the hosted checkout for browser hosts). */
 export function paymentContextOf(created: Partial<CreateJobResponse> & { job_id: string }, call: ToolCall, extra: PaymentContext = {}): PaymentContext {
-  return {
-    ...extra,
+  const known = {
     job_id: created.job_id,
     price_cents: created.price_cents,
     checkout_url: created.checkout_url,
     card_checkout_session_id: created.card_checkout_session_id,
     session_token: call.newSessionToken ?? undefined,
   };
+  // What the created job does not say, `extra` may (a cut's price_cents): an absent field never hides it.
+  return { ...extra, ...Object.fromEntries(Object.entries(known).filter(([, v]) => v !== undefined)) };
 }
 
 /**
@@ -49,7 +77,7 @@ export async function uploadStep(call: ToolCall, jobId: string, created?: Partia
       receipt: served.receipt,
     };
   } catch (err) {
-    asMcpPayment(err, paymentContextOf({ ...created, job_id: jobId }, call));
+    throw await mcpPaymentError(call, err, paymentContextOf({ ...created, job_id: jobId }, call, { next: NEXT.payUpload }));
   }
 }
 
@@ -70,9 +98,11 @@ export async function uploadCreateTool(call: ToolCall, create: CreateUploadJob):
   if (!call.creds.bearer && call.ctx.billing.enabled) {
     let created: Served<CreateJobResponse>;
     try {
-      created = await create(call.creds);
+      created = await createOfferingCheckout(call.ctx, call.creds, create);
     } catch (err) {
-      asMcpPayment(err, {});
+      // Paid creation's -32042: its challenges, and (card rail) the hosted checkout of a job
+      // owned by a session created for this caller, whose token is in data.session_token.
+      throw await mcpPaymentError(call, err, err instanceof PaymentRequiredWithCheckout ? { next: NEXT.payUpload } : {});
     }
     const token = created.value.session_token!;
     const next = await uploadStep(
@@ -105,6 +135,6 @@ export async function completeUploadTool(call: ToolCall, args: { job_id: string 
     const served = await completeUploadCall(call.ctx, call.creds, args.job_id);
     return { value: { ...served.value, next: NEXT.wait }, receipt: served.receipt };
   } catch (err) {
-    asMcpPayment(err, { job_id: args.job_id });
+    throw await mcpPaymentError(call, err, { job_id: args.job_id, next: NEXT.payUpload });
   }
 }

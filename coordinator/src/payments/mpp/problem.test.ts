@@ -19,6 +19,21 @@ describe('problem+json bodies', () => {
     expect(problemBody('method-unsupported', 'x').status).toBe(400);
   });
 
+  it("a problem that is not a 402 carries the spec's {error} beside the problem fields; a 402 stays the spec's PaymentRequired402", () => {
+    expect(problemBody('method-unsupported', 'payment method tempo is not accepted here')).toEqual({
+      type: 'https://paymentauth.org/problems/method-unsupported',
+      title: 'Method Unsupported',
+      status: 400,
+      detail: 'payment method tempo is not accepted here',
+      error: 'payment method tempo is not accepted here',
+    });
+    expect(problemFromError(new PaymentProblem('method-unsupported', 'x402 is not accepted here'))).toMatchObject({
+      status: 400,
+      error: 'x402 is not accepted here',
+    });
+    for (const t of PROBLEM_TYPES.filter((t) => PROBLEM_STATUS[t] === 402)) expect(problemBody(t, 'd')).not.toHaveProperty('error');
+  });
+
   it('has a title and a status for every problem type', () => {
     for (const t of PROBLEM_TYPES) {
       expect(PROBLEM_TITLES[t]).toMatch(/^[A-Z]/);
@@ -40,7 +55,15 @@ describe('problem+json bodies', () => {
     for (const [type, err] of pairs) {
       const theirs = err.toProblemDetails('id1');
       const ours = problemBody(type, theirs.detail, { challengeId: 'id1' });
-      expect(ours).toEqual({ type: theirs.type, title: theirs.title, status: theirs.status, detail: theirs.detail, challengeId: 'id1' });
+      expect(ours).toEqual({
+        type: theirs.type,
+        title: theirs.title,
+        status: theirs.status,
+        detail: theirs.detail,
+        challengeId: 'id1',
+        // Ours adds the spec's {error} where the status is not 402 (problem+json allows extension members).
+        ...(theirs.status !== 402 && { error: theirs.detail }),
+      });
     }
   });
 

@@ -39,6 +39,12 @@ export interface ProblemDetails {
   status: number;
   detail: string;
   challengeId?: string;
+  /**
+   * The spec's ErrorResponse field (`{error: <message>}`, the same text as `detail`), on every
+   * problem that is not a 402: the spec answers every error but the 402 with `{error}`, and
+   * problem+json may add to that. A 402 body is the spec's PaymentRequired402 as is.
+   */
+  error?: string;
 }
 
 /** The `type` URI of a problem type. */
@@ -57,15 +63,18 @@ export function paymentProblem(type: ProblemType, detail: string, opts: { challe
 
 /**
  * The problem+json body. `challengeId` names the challenge the response carries (for a 402
- * that is the fresh challenge's id), per the spec's PaymentRequired402.
+ * that is the fresh challenge's id), per the spec's PaymentRequired402. A problem answered with
+ * another status (`method-unsupported`: 400) also carries the spec's `error` field.
  */
 export function problemBody(type: ProblemType, detail: string, opts: { status?: number; challengeId?: string | undefined } = {}): ProblemDetails {
+  const status = opts.status ?? PROBLEM_STATUS[type];
   return {
     type: problemTypeUrl(type),
     title: PROBLEM_TITLES[type],
-    status: opts.status ?? PROBLEM_STATUS[type],
+    status,
     detail,
     ...(opts.challengeId !== undefined && { challengeId: opts.challengeId }),
+    ...(status !== 402 && { error: detail }),
   };
 }
 
