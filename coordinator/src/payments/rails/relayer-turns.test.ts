@@ -52,29 +52,46 @@ describe('pgRelayerTurns: replicas take turns on one relayer through Postgres', 
     expect(await turns.run(async (turn) => ({ result: turn.floor, used: null }))).toBe(1);
   });
 
-  it('a replica that died holding the turn loses it when its lease runs out; it cannot broadcast after that', async () => {
-    const a = pgRelayerTurns(ctx.db, { chainId: 3, address: ADDRESS, leaseMs: 300 });
-    const b = pgRelayerTurns(ctx.db, { chainId: 3, address: ADDRESS, leaseMs: 300 });
-    let release!: () => void;
-    const stalled = new Promise<void>((r) => {
-      release = r;
-    });
-    let aStillHeld: boolean | undefined;
+  it('a replica that died holding the turn loses it when its lease runs out; the next turn starts at next_nonce', async () => {
+    // What a replica killed mid-turn leaves: the row held, its lease running out, next_nonce past what it had sent before.
+    await ctx.db
+      .insert(relayerNonces)
+      .values({
+        chainId: 3,
+        address: ADDRESS.toLowerCase(),
+        nextNonce: 5,
+        holder: 'dead-replica',
+        leaseUntil: new Date(Date.now() + 400),
+        updatedAt: new Date(),
+      });
+    const b = pgRelayerTurns(ctx.db, { chainId: 3, address: ADDRESS });
+    const started = Date.now();
+    const floor = await b.run(async (turn) => ({ result: turn.floor, used: turn.floor }));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(floor).toBe(5);
+    const [row] = await ctx.db.select().from(relayerNonces).where(eq(relayerNonces.chainId, 3));
+    expect(row).toMatchObject({ nextNonce: 6, holder: null });
+  });
+
+  it('a live holder keeps its turn past the lease however slow it is (renewed); the other replica waits for it', async () => {
+    const a = pgRelayerTurns(ctx.db, { chainId: 5, address: ADDRESS, leaseMs: 300 });
+    const b = pgRelayerTurns(ctx.db, { chainId: 5, address: ADDRESS, leaseMs: 300 });
+    const order: string[] = [];
     const aRun = a.run(async (turn) => {
-      await stalled;
-      aStillHeld = await turn.stillHeld();
-      return { result: undefined, used: null };
+      order.push('a starts');
+      await sleep(1_000);
+      const held = await turn.stillHeld();
+      order.push(`a ends, held ${held}`);
+      return { result: undefined, used: turn.floor };
     });
     await sleep(50);
-    const started = Date.now();
-    const bFloor = await b.run(async (turn) => ({ result: turn.floor, used: turn.floor }));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
-    expect(bFloor).toBe(0);
-    release();
+    const bFloor = await b.run(async (turn) => {
+      order.push('b starts');
+      return { result: turn.floor, used: turn.floor };
+    });
     await aRun;
-    expect(aStillHeld).toBe(false);
-    const [row] = await ctx.db.select().from(relayerNonces).where(eq(relayerNonces.chainId, 3));
-    expect(row).toMatchObject({ nextNonce: 1, holder: null });
+    expect(order).toEqual(['a starts', 'a ends, held true', 'b starts']);
+    expect(bFloor).toBe(1);
   });
 
   it('gives up waiting for a turn that is never released, sending nothing', async () => {

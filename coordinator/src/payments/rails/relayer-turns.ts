@@ -52,7 +52,7 @@ export interface PgRelayerTurnsOptions {
   chainId: number;
   /** The relayer's address (any case). */
   address: string;
-  /** A turn not released (its holder died) is free again after this long. @default 60_000 */
+  /** A turn not renewed (its holder died) is free again after this long; a live holder renews it every third of it. @default 15_000 */
   leaseMs?: number;
   /** Give up waiting for a turn after this long (nothing is sent: the caller's payment is unavailable, not charged). @default 30_000 */
   waitMs?: number;
@@ -62,7 +62,7 @@ export interface PgRelayerTurnsOptions {
 export function pgRelayerTurns(db: Db, opts: PgRelayerTurnsOptions): RelayerTurns {
   const chainId = opts.chainId;
   const address = opts.address.toLowerCase();
-  const leaseMs = opts.leaseMs ?? 60_000;
+  const leaseMs = opts.leaseMs ?? 15_000;
   const waitMs = opts.waitMs ?? 30_000;
   const row = and(eq(relayerNonces.chainId, chainId), eq(relayerNonces.address, address));
   const leaseEnd = sql`now() + ${`${leaseMs} milliseconds`}::interval`;
@@ -89,22 +89,24 @@ export function pgRelayerTurns(db: Db, opts: PgRelayerTurnsOptions): RelayerTurn
       runSerially(queueKey, async () => {
         const holder = randomUUID();
         const floor = await take(holder);
+        const renew = async () => {
+          const held = await db
+            .update(relayerNonces)
+            .set({ leaseUntil: leaseEnd })
+            .where(and(row, eq(relayerNonces.holder, holder)))
+            .returning({ holder: relayerNonces.holder });
+          return held.length > 0;
+        };
+        // A live holder keeps its turn however slow the node is; a dead one loses it after leaseMs.
+        const heartbeat = setInterval(() => void renew().catch(() => undefined), Math.max(50, Math.floor(leaseMs / 3)));
+        heartbeat.unref();
         let used: number | null = null;
         try {
-          const out = await fn({
-            floor,
-            stillHeld: async () => {
-              const held = await db
-                .update(relayerNonces)
-                .set({ leaseUntil: leaseEnd })
-                .where(and(row, eq(relayerNonces.holder, holder)))
-                .returning({ holder: relayerNonces.holder });
-              return held.length > 0;
-            },
-          });
+          const out = await fn({ floor, stillHeld: renew });
           used = out.used;
           return out.result;
         } finally {
+          clearInterval(heartbeat);
           // The nonce moves on whoever holds the row now (GREATEST never goes back); the turn is given up only if still ours.
           if (used !== null) {
             await db
