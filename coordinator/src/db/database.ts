@@ -26,7 +26,13 @@ const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url)
 /** pg_advisory_lock key held while migrating (any fixed 64-bit number; this one spells "cutroom"). */
 const MIGRATION_LOCK_KEY = String(0x637574726f6f6dn);
 
-export async function openDatabase(opts: { url?: string | undefined; pgliteDir: string; statementTimeoutMs?: number }): Promise<Database> {
+export async function openDatabase(opts: {
+  url?: string | undefined;
+  pgliteDir: string;
+  statementTimeoutMs?: number;
+  /** PGlite only: start from this data folder (a dump of a migrated database: testing/pglite-template.ts). */
+  pgliteTemplate?: Blob | null;
+}): Promise<Database> {
   if (opts.url) {
     const { default: postgres } = await import('postgres');
     const { drizzle } = await import('drizzle-orm/postgres-js');
@@ -57,8 +63,9 @@ export async function openDatabase(opts: { url?: string | undefined; pgliteDir: 
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   // `memory://` keeps the database in memory (engine tests); anything else is a folder.
   if (!opts.pgliteDir.startsWith('memory://')) mkdirSync(opts.pgliteDir, { recursive: true });
-  const client = await PGlite.create(opts.pgliteDir);
+  const client = opts.pgliteTemplate ? await PGlite.create(opts.pgliteDir, { loadDataDir: opts.pgliteTemplate }) : await PGlite.create(opts.pgliteDir);
   const db = drizzle(client, { schema });
+  // From a template this finds every migration applied (one query).
   await migrate(db, { migrationsFolder });
   return {
     db: db as unknown as Db,

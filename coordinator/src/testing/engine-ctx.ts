@@ -9,6 +9,7 @@ import { createManualClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createBilling } from '../payments/billing.ts';
 import { LocalBlobStore } from '../storage/local-blob-store.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 import { eq } from 'drizzle-orm';
 
 export type EngineCtx = Ctx & {
@@ -28,7 +29,8 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
   // No retry back-off unless a test asks: engine tests re-claim a failed job on a manual clock.
   const config = loadCoordinatorConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', LEASE_MS: '30000', RETRY_BACKOFF_MS: '0', ...env });
   const clock = createManualClock(new Date('2026-11-01T00:00:00Z'));
-  const database = await openDatabase({ pgliteDir: 'memory://' });
+  // The run's migrated template when there is one (the fast tier makes it once), else migrated here.
+  const database = await openDatabase({ pgliteDir: 'memory://', pgliteTemplate: pgliteTemplate() });
   const blobs = new LocalBlobStore({
     root: join(dir, 'blobs'),
     publicBaseUrl: config.publicBaseUrl,

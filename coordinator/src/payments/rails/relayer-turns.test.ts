@@ -54,16 +54,14 @@ describe('pgRelayerTurns: replicas take turns on one relayer through Postgres', 
 
   it('a replica that died holding the turn loses it when its lease runs out; the next turn starts at next_nonce', async () => {
     // What a replica killed mid-turn leaves: the row held, its lease running out, next_nonce past what it had sent before.
-    await ctx.db
-      .insert(relayerNonces)
-      .values({
-        chainId: 3,
-        address: ADDRESS.toLowerCase(),
-        nextNonce: 5,
-        holder: 'dead-replica',
-        leaseUntil: new Date(Date.now() + 400),
-        updatedAt: new Date(),
-      });
+    await ctx.db.insert(relayerNonces).values({
+      chainId: 3,
+      address: ADDRESS.toLowerCase(),
+      nextNonce: 5,
+      holder: 'dead-replica',
+      leaseUntil: new Date(Date.now() + 400),
+      updatedAt: new Date(),
+    });
     const b = pgRelayerTurns(ctx.db, { chainId: 3, address: ADDRESS });
     const started = Date.now();
     const floor = await b.run(async (turn) => ({ result: turn.floor, used: turn.floor }));
