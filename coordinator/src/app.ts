@@ -70,6 +70,14 @@ function baseApp(ctx: Ctx): FastifyInstance {
     // Router and connection errors answer the spec's {error} (an over-long path parameter is a 400, not a 414).
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
+    // A line per request only at debug level (below): at info a busy service logs what happened, not every call.
+    disableRequestLogging: true,
+  });
+  app.addHook('onRequest', async (request) => {
+    request.log.debug({ req: request }, 'incoming request');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime }, 'request completed');
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

@@ -139,7 +139,8 @@ describe('public listener hardening', () => {
   it('hides why a dependency fails from the public /health, and logs it', async () => {
     const sink = logSink();
     const app = await buildApp({
-      ctx: { ...ctx, logger: createLogger('info', 'test', sink.stream) },
+      // Per-request lines are logged at debug level.
+      ctx: { ...ctx, logger: createLogger('debug', 'test', sink.stream) },
       healthChecks: {
         database: async () => {
           throw new Error('password authentication failed for user "cutroom" at db.internal:5432');
@@ -158,7 +159,8 @@ describe('public listener hardening', () => {
   it('keeps signatures and checkout ids out of request logs', async () => {
     const sink = logSink();
     const app = await buildApp({
-      ctx: { ...ctx, logger: createLogger('info', 'test', sink.stream) },
+      // Per-request lines are logged at debug level.
+      ctx: { ...ctx, logger: createLogger('debug', 'test', sink.stream) },
       healthChecks: {},
       localBlobs: ctx.blobs as LocalBlobStore,
     });

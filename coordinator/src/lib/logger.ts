@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -79,8 +80,16 @@ export const serializers = {
       : req,
 };
 
-/** Structured JSON logs. Tokens, payment credentials and URL signatures never reach them. */
+/**
+ * Structured logs: JSON lines, or human-readable lines (pino-pretty) when stdout is a terminal and
+ * no destination is given. Tokens, payment credentials and URL signatures never reach them.
+ */
 export function createLogger(level: string, name = 'coordinator', destination?: DestinationStream): Logger {
   const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers };
-  return destination ? pino(options, destination) : pino(options);
+  return pino(options, destination ?? terminalOrStdout());
+}
+
+/** pino-pretty on a terminal (synchronous, so nothing is lost on exit), plain JSON on stdout otherwise. */
+export function terminalOrStdout(): DestinationStream {
+  return process.stdout.isTTY ? pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) : pino.destination(1);
 }
