@@ -1,6 +1,6 @@
 import fastifyHelmet from '@fastify/helmet';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { TrustProxy } from './config.ts';
 import type { Ctx } from './context.ts';
@@ -71,7 +71,7 @@ function baseApp(ctx: Ctx): FastifyInstance {
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
     // A line per request only at debug level (below): at info a busy service logs what happened, not every call.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook('onRequest', async (request) => {
     request.log.debug({ req: request }, 'incoming request');
