@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import HeavyFirstSequencer from './test/setup/heavy-first-sequencer.ts';
+import { SLOW, UNIT_WITH_MEDIA_OR_MODELS } from './test/setup/tiers.ts';
 
 // Three tiers (CONTRIBUTING.md "Test tiers and the time budget"), one vitest project each; which
-// file runs where is decided here and nowhere else.
+// file runs where is decided here and in the lists of test/setup/tiers.ts, nowhere else.
 //
 // - fast: pure logic and the engine on PGlite with the manual clock (one migrated template per
 //   run: test/setup/pglite-template.global.ts). No ffmpeg encodes, no model weights, no services.
@@ -11,44 +13,21 @@ import { defineConfig } from 'vitest/config';
 // - slow: the local text-model flows, chaos, the browser console, the CLI in a terminal, the deploy
 //   manifests, the NATS cluster, replicas, and the fuzz slices.
 
-/** Unit tests beside the code that encode media with ffmpeg, run Whisper or load model weights. */
-const UNIT_WITH_MEDIA_OR_MODELS = [
-  'render-agent/src/pipelines/extract-clip.test.ts',
-  'render-agent/src/pipelines/extract-vertical-clip.test.ts',
-  'render-agent/src/pipelines/http-transfer.test.ts',
-  'render-agent/src/understanding/summarize.test.ts',
-  'render-agent/src/understanding/candidate-texts.test.ts',
-  'render-agent/src/understanding/list-grounding.test.ts',
-];
-
-/** Integration files of the slow tier. */
-const SLOW = [
-  'test/find-clips-flow.test.ts',
-  'test/summarize-flow.test.ts',
-  'test/text-generator.test.ts',
-  'test/chaos.test.ts',
-  'test/admin-console.test.ts',
-  'test/cli-flow.test.ts',
-  'test/deploy-manifests.test.ts',
-  'test/nats-cluster.test.ts',
-  'test/replicas.test.ts',
-  'test/payments-one-authorization.test.ts',
-  'test/api-fuzz.test.ts',
-];
-
 const integration = {
   environment: 'node' as const,
   testTimeout: 180_000,
   hookTimeout: 240_000,
-  // Files run one at a time: each starts its own coordinator, agents and nats-server, and on two
-  // cores ffmpeg and Whisper already use them; the shared Postgres and MinIO serve them all.
-  fileParallelism: false,
+  // Several files at once (scripts/run-tests.ts sets how many): each starts its own coordinator,
+  // agents and nats-server, and most of a flow's wall time is waiting (leases, sweeps, blocks,
+  // polls), so files overlap well even on two cores. The shared Postgres and MinIO serve them all.
   pool: 'forks' as const,
   globalSetup: ['test/setup/services.global.ts'],
 };
 
 export default defineConfig({
   test: {
+    // The longest integration files start first (test/setup/heavy-first-sequencer.ts).
+    sequence: { sequencer: HeavyFirstSequencer },
     projects: [
       {
         test: {

@@ -1,10 +1,16 @@
 /**
  * The test runner behind `npm test` and the three tiers (CONTRIBUTING.md "Test tiers and the time budget"):
  *
- *   npm test                 Biome, then the tiers fast → flows → slow, one vitest run each
+ *   npm test                 Biome, the fast tier, then flows and slow together in one vitest run
  *   npm run test:fast        pure logic and the engine on PGlite: no services, no media, no models (< 90 s)
  *   npm run test:flows       the integration flows on real Postgres, JetStream, MinIO, ffmpeg, Whisper
  *   npm run test:slow        local-LLM flows, chaos, browser, terminal, deploy, cluster, replicas, fuzz
+ *
+ * The integration files run CUTROOM_TEST_WORKERS at a time (default: one per core; a flow mostly
+ * waits on its processes, leases and polls, so two files overlap well on two cores, while three let
+ * the CPU-bound ones — x264, Whisper, the text model — starve each other), the longest first
+ * (test/setup/heavy-first-sequencer.ts); flows and slow share one run so neither waits on the
+ * other's last file.
  *
  * Each run closes with the tiers' wall times, the ten slowest test files, and one plain line
  * `tests: N passed, N failed, N skipped` that CI and people read at a glance (the Biome check counts
@@ -13,8 +19,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { SLOW } from '../test/setup/tiers.ts';
 
 const TIERS = ['fast', 'flows', 'slow'] as const;
 type Tier = (typeof TIERS)[number];
@@ -34,9 +41,13 @@ interface Report {
 
 const [first, ...rest] = process.argv.slice(2);
 const tierArg = TIERS.includes(first as Tier) ? (first as Tier) : null;
-const tiers: readonly Tier[] = tierArg ? [tierArg] : TIERS;
 const filters = tierArg || first === 'all' ? rest : process.argv.slice(2);
-const wholeSuite = tiers.length === TIERS.length && filters.length === 0;
+const wholeSuite = tierArg === null && filters.length === 0;
+/** One vitest run each; `npm test` runs the two integration tiers as one. */
+const runs: readonly (readonly Tier[])[] = tierArg ? [[tierArg]] : [['fast'], ['flows', 'slow']];
+
+/** Integration files at once (CUTROOM_TEST_WORKERS overrides): one per core, at least two. */
+const integrationWorkers = Number(process.env['CUTROOM_TEST_WORKERS'] ?? '') || Math.max(2, availableParallelism());
 
 // The style check runs on a whole-suite run (npm test).
 const lint = wholeSuite ? spawnSync(process.execPath, ['node_modules/@biomejs/biome/bin/biome', 'ci', '--error-on-warnings', '.'], { stdio: 'inherit' }) : null;
@@ -48,23 +59,27 @@ const lintPassed = lint ? Number(lint.status === 0) : 0;
 const dir = mkdtempSync(join(tmpdir(), 'cutroom-tests-'));
 const totals = { passed: lintPassed, failed: lintFailed, skipped: 0 };
 const walls: string[] = [];
-const files: { tier: Tier; name: string; ms: number }[] = [];
+const files: { tier: Tier; name: string; startTime: number; endTime: number }[] = [];
 let failedRun = false;
 
-for (const tier of tiers) {
-  const report = join(dir, `${tier}.json`);
+const tierOf = (name: string, tiers: readonly Tier[]): Tier => (tiers.length === 1 ? tiers[0]! : SLOW.includes(name) ? 'slow' : 'flows');
+
+for (const tiers of runs) {
+  const label = tiers.join('+');
+  const report = join(dir, `${label}.json`);
+  const workers = tiers.includes('fast') ? [] : [`--maxWorkers=${integrationWorkers}`];
   const args = [
     'node_modules/vitest/vitest.mjs',
     'run',
-    '--project',
-    tier,
+    ...tiers.flatMap((t) => ['--project', t]),
+    ...workers,
     '--passWithNoTests',
     '--reporter=default',
     '--reporter=json',
     `--outputFile.json=${report}`,
     ...filters,
   ];
-  process.stdout.write(`\n=== tier ${tier} ===\n`);
+  process.stdout.write(`\n=== tier ${label}${workers.length ? ` (${integrationWorkers} files at once)` : ''} ===\n`);
   const started = Date.now();
   const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
   const wallS = (Date.now() - started) / 1000;
@@ -73,21 +88,35 @@ for (const tier of tiers) {
     totals.passed += r.numPassedTests;
     totals.failed += r.numFailedTests;
     totals.skipped += r.numPendingTests + r.numTodoTests;
-    for (const f of r.testResults) files.push({ tier, name: relative(process.cwd(), f.name), ms: (f.endTime ?? 0) - (f.startTime ?? 0) });
-    walls.push(`${tier} ${wallS.toFixed(0)} s (${r.testResults.length} files)`);
+    const these = r.testResults.map((f) => {
+      const name = relative(process.cwd(), f.name);
+      return { tier: tierOf(name, tiers), name, startTime: f.startTime ?? 0, endTime: f.endTime ?? 0 };
+    });
+    files.push(...these);
+    // In a shared run, a tier's wall time is from its first file's start to its last file's end.
+    const spans = tiers.length === 1 ? '' : ` (${tiers.map((t) => tierSpan(t, these)).join(', ')})`;
+    walls.push(`${label} ${wallS.toFixed(0)} s${spans}, ${r.testResults.length} files`);
   } catch {
     // vitest crashed before writing its report; its own output says why
-    walls.push(`${tier} ${wallS.toFixed(0)} s (no report)`);
+    walls.push(`${label} ${wallS.toFixed(0)} s (no report)`);
     totals.failed += 1;
   }
   if (run.status !== 0) failedRun = true;
 }
 
-const slowest = files.sort((a, b) => b.ms - a.ms).slice(0, 10);
-process.stdout.write(`\ntier wall times: ${walls.join(', ')}\n`);
+function tierSpan(tier: Tier, of: typeof files): string {
+  const mine = of.filter((f) => f.tier === tier);
+  if (!mine.length) return `${tier} none`;
+  const s = Math.min(...mine.map((f) => f.startTime));
+  const e = Math.max(...mine.map((f) => f.endTime));
+  return `${tier} files ${((e - s) / 1000).toFixed(0)} s`;
+}
+
+const slowest = files.sort((a, b) => b.endTime - b.startTime - (a.endTime - a.startTime)).slice(0, 10);
+process.stdout.write(`\ntier wall times: ${walls.join('; ')}\n`);
 if (slowest.length) {
   process.stdout.write('ten slowest test files:\n');
-  for (const f of slowest) process.stdout.write(`  ${(f.ms / 1000).toFixed(1).padStart(7)} s  ${f.tier.padEnd(5)}  ${f.name}\n`);
+  for (const f of slowest) process.stdout.write(`  ${((f.endTime - f.startTime) / 1000).toFixed(1).padStart(7)} s  ${f.tier.padEnd(5)}  ${f.name}\n`);
 }
 process.stdout.write(`\ntests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
 process.exit(lintFailed || failedRun || totals.failed ? 1 : 0);

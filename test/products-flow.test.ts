@@ -34,7 +34,9 @@ describe('agent products end to end (clips_from_video, card hold by SPT)', () =>
 
   beforeAll(async () => {
     const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2) });
-    await makeVideo(talk.wav, video);
+    // 10 fps: these flows test the product and its money; each 2-minute 9:16 clip encodes a third
+    // faster than at 15 fps (the render itself: vertical-render.test.ts, extract-vertical-clip.test.ts).
+    await makeVideo(talk.wav, video, { fps: 10 });
     stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: 500 });
     fake = stack.billing!.stripe;
     token = await stack.api.newSession();

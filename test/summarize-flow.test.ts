@@ -40,8 +40,10 @@ describe('summarize over REST', () => {
   beforeAll(async () => {
     talk = await makeTopicTalk(work);
     stack = await startStack({ storage: 'local', agents: 0 });
-    // The default text-model budget (LLM_SUMMARY_CALLS 12) covers every chapter of this talk.
-    await stack.startAgent('summarize-agent', { env: { LOG_LEVEL: 'warn', LLM_CANDIDATES: '3', LLM_SUMMARY_CALLS: '12' } });
+    // The default text-model budget (LLM_SUMMARY_CALLS 12) covers every chapter of this talk. One
+    // thread: another test file shares the two cores, and llama.cpp's threads spin-wait on each
+    // other when a core is taken (two threads then run several times slower than one).
+    await stack.startAgent('summarize-agent', { env: { LOG_LEVEL: 'warn', LLM_CANDIDATES: '3', LLM_SUMMARY_CALLS: '12', LLM_THREADS: '1' } });
     token = await stack.api.newSession();
   });
   afterAll(async () => {

@@ -30,11 +30,14 @@ export async function concatWavs(files: string[], out: string, times = 1): Promi
 /**
  * A small H.264/AAC MP4: a test pattern with the given audio as its sound track. `videoKbps`
  * makes it larger on purpose (a file of a known size in bytes, e.g. several upload chunks).
+ * `fps` (default 15) sets the test pattern's rate; a vertical clip keeps its source's rate, so a
+ * lower one makes each 9:16 encode of a flow proportionally cheaper.
  */
-export async function makeVideo(audio: string, out: string, opts: { pattern?: string; videoKbps?: number } = {}): Promise<void> {
+export async function makeVideo(audio: string, out: string, opts: { pattern?: string; videoKbps?: number; fps?: number } = {}): Promise<void> {
   const bitrate = opts.videoKbps ? ['-b:v', `${opts.videoKbps}k`, '-movflags', '+faststart'] : [];
+  const pattern = opts.pattern ?? `testsrc=size=320x240:rate=${opts.fps ?? 15}`;
   await execa('ffmpeg', [
-    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', opts.pattern ?? 'testsrc=size=320x240:rate=15', '-i', audio, '-shortest'],
+    ...['-v', 'error', '-y', '-f', 'lavfi', '-i', pattern, '-i', audio, '-shortest'],
     ...['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', ...bitrate, '-c:a', 'aac', '-b:a', '64k', out],
   ]);
 }
