@@ -95,7 +95,8 @@ const EnvSchema = z.object({
    * Bearer token GET /metrics (Prometheus text format) asks for. Set: served on the public and the
    * agent listener, to `Authorization: Bearer <METRICS_TOKEN>` only. Unset: served without one on
    * the agent listener (AGENT_LISTEN_PORT), and on the public listener only in the embedded default
-   * (no DATABASE_URL, HOST a loopback address); elsewhere it is not served. @default unset
+   * (no DATABASE_URL, HOST a loopback address, PUBLIC_BASE_URL unset or loopback: a same-host
+   * reverse proxy publishing it needs the token); elsewhere it is not served. @default unset
    */
   METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
   /**
@@ -181,6 +182,13 @@ const EnvSchema = z.object({
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(LIMITS.uploadMaxBytes),
   /** Agent lease; agents renew at half. @default 30000 */
   LEASE_MS: z.coerce.number().int().min(2000).default(30_000),
+  /**
+   * Longest an attempt may hold its job, however faithfully it heartbeats: past it the heartbeat
+   * ends the attempt as stage_timeout (retried by another agent, up to MAX_ATTEMPTS, then failed
+   * and refunded) and tells the agent to stop. Above the longest honest attempt: a 4-hour upload
+   * transcribed at three times its length on CPU. @default 720 (12 h)
+   */
+  ATTEMPT_MAX_MINUTES: z.coerce.number().int().min(1).default(720),
   /**
    * Back-off before a failed attempt's job is claimed again: RETRY_BACKOFF_MS after the first
    * failure, doubling with each further one, at most RETRY_BACKOFF_MAX_MS. A dependency that is

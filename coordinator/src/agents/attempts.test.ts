@@ -195,4 +195,41 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     const hb = await heartbeat(ctx, fence);
     expect(new Date(hb.lease_expires_at).getTime()).toBe(ctx.clock.now().getTime() + 30_000);
   });
+
+  it("refuses another agent's calls on an attempt it does not hold, whatever agent_id it names: nothing it says reaches the job", async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const fence = await claimed(jobId, 'owner-agent');
+    const intruder = { ...fence, agent_id: 'intruder-agent' };
+    const refused = { code: 'forbidden', message: expect.stringMatching(/is not agent intruder-agent's/) };
+    const leaseBefore = (await jobRow(ctx, jobId)).leaseExpiresAt;
+    ctx.clock.advance(5_000);
+    await expect(heartbeat(ctx, intruder)).rejects.toMatchObject(refused);
+    await expect(reportStage(ctx, { ...intruder, stage: 'transcribing', media: audio })).rejects.toMatchObject(refused);
+    await expect(failAttempt(ctx, { ...intruder, code: 'media_invalid', message: 'text the intruder wants the customer to read' })).rejects.toMatchObject(
+      refused,
+    );
+    await expect(completeAttempt(ctx, { ...intruder, job_type: 'transcribe', media: audio, language: 'en', outputs: [] })).rejects.toMatchObject(refused);
+    const job = await jobRow(ctx, jobId);
+    expect(job).toMatchObject({ status: 'extracting_audio', currentAttemptId: fence.attempt_id, errorMessage: null });
+    expect(job.leaseExpiresAt).toEqual(leaseBefore);
+    expect((await attemptsOf(jobId)).map((a) => [a.agentId, a.endedAt])).toEqual([['owner-agent', null]]);
+    // The owner carries on.
+    await reportStage(ctx, { ...fence, stage: 'transcribing', media: audio });
+    expect((await jobRow(ctx, jobId)).status).toBe('transcribing');
+  });
+
+  it('ends an attempt that heartbeats past ATTEMPT_MAX_MINUTES as stage_timeout: requeued, and the agent told to stop', async () => {
+    const { jobId } = await queueTranscribeJob(ctx);
+    const fence = await claimed(jobId);
+    const capMs = ctx.config.ATTEMPT_MAX_MINUTES * 60_000;
+    // A heartbeat at the cap still renews (the sweeper is not running here: no lease runs out)…
+    ctx.clock.advance(capMs);
+    await heartbeat(ctx, fence);
+    // …and the first one past it ends the attempt.
+    ctx.clock.advance(15_000);
+    await expect(heartbeat(ctx, fence)).rejects.toMatchObject({ code: 'stale_attempt' });
+    const [attempt] = await attemptsOf(jobId);
+    expect(attempt).toMatchObject({ outcome: 'failed', errorCode: 'stage_timeout', errorMessage: expect.stringMatching(/ATTEMPT_MAX_MINUTES \(720 min\)/) });
+    expect(await jobRow(ctx, jobId)).toMatchObject({ status: 'extracting_audio', currentAttemptId: null });
+  });
 });

@@ -4,7 +4,7 @@ import type { CompleteRequest, FailRequest, Fence, HeartbeatResponse, StageReque
 import { failureMessage, shouldRetry, type FailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
-import { jobOutputs, jobs, type JobPatch, type JobRow } from '../db/schema.ts';
+import { jobAttempts, jobOutputs, jobs, type JobPatch, type JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
@@ -23,9 +23,36 @@ import { touchAgent } from './claim.ts';
 const fenceOf = (f: Fence) => eq(jobs.currentAttemptId, f.attempt_id);
 const stale = (f: Fence) => new AppError('stale_attempt', `attempt ${f.attempt_id} no longer holds job ${f.job_id}: stop work`);
 
+/**
+ * An agent acts only on attempts it claimed: the attempt's agent is fixed when the claim writes
+ * its row, and the agent routes have already matched the body's agent_id to the credential. Another
+ * agent's attempt is refused (403) before anything is read or written; an attempt of no such job
+ * is stale (409).
+ */
+async function refuseOthersAttempt(ctx: Ctx, f: Fence): Promise<{ startedAt: Date }> {
+  const [row] = await ctx.db
+    .select({ agentId: jobAttempts.agentId, startedAt: jobAttempts.startedAt })
+    .from(jobAttempts)
+    .where(and(eq(jobAttempts.id, f.attempt_id), eq(jobAttempts.jobId, f.job_id)))
+    .limit(1);
+  if (!row) throw stale(f);
+  if (row.agentId !== f.agent_id) {
+    ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, holder: row.agentId }, "an agent called on another agent's attempt");
+    throw new AppError('forbidden', `attempt ${f.attempt_id} is not agent ${f.agent_id}'s`);
+  }
+  return row;
+}
+
 /** Renews the lease of a live attempt; a stale one gets 409 and must stop. */
 export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> {
+  const { startedAt } = await refuseOthersAttempt(ctx, f);
   const now = ctx.clock.now();
+  const maxMs = ctx.config.ATTEMPT_MAX_MINUTES * 60_000;
+  if (now.getTime() - startedAt.getTime() > maxMs) {
+    // Renewed faithfully or not, an attempt past the cap ends here (another agent may try again).
+    await endWithFailure(ctx, f, 'stage_timeout', `the attempt ran past ATTEMPT_MAX_MINUTES (${ctx.config.ATTEMPT_MAX_MINUTES} min)`);
+    throw stale(f);
+  }
   const expires = addMs(now, ctx.config.LEASE_MS);
   const [row] = await ctx.db
     .update(jobs)
@@ -43,6 +70,7 @@ export async function heartbeat(ctx: Ctx, f: Fence): Promise<HeartbeatResponse> 
  * (refunded) before the expensive stage runs.
  */
 export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
+  await refuseOthersAttempt(ctx, r);
   const now = ctx.clock.now();
   let failed: JobRow | null = null;
   const moved = await ctx.db.transaction(async (tx) => {
@@ -137,6 +165,7 @@ async function checkResult(ctx: Ctx, job: JobRow, r: CompleteRequest): Promise<R
  * attempt is over, so the agent stops instead of retrying a result that cannot succeed.
  */
 export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<void> {
+  await refuseOthersAttempt(ctx, r);
   const [job] = await ctx.db.select().from(jobs).where(eq(jobs.id, r.job_id)).limit(1);
   if (!job || job.currentAttemptId !== r.attempt_id) throw stale(r);
   if (job.status === 'completed') return;
@@ -224,5 +253,6 @@ async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: st
 
 /** A failed attempt, as its agent reports it (an AgentFailureCode); the failure table decides what follows. */
 export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
+  await refuseOthersAttempt(ctx, r);
   if (!(await endWithFailure(ctx, r, r.code, r.message))) throw stale(r);
 }
