@@ -67,6 +67,15 @@ async function refuseRetiredName(tx: Tx, agentId: string): Promise<void> {
   if (row?.state === 'retired') throw new AppError('conflict', `agent ${agentId} was retired; enroll the host under another name`);
 }
 
+async function refuseTakenName(tx: Tx, agentId: string): Promise<void> {
+  const [row] = await tx.select({ id: agents.id }).from(agents).where(eq(agents.id, agentId)).limit(1);
+  if (row)
+    throw new AppError(
+      'conflict',
+      `agent ${agentId} is already enrolled: enroll this host under another AGENT_ID, or have an operator mint a token for ${agentId} (which replaces its credential)`,
+    );
+}
+
 export interface EnrollmentView {
   id: string;
   agent_id: string | null;
@@ -110,8 +119,11 @@ export async function revokeEnrollment(ctx: Ctx, by: Operator, id: string): Prom
 
 /**
  * A host trades an enrollment token for its own credential (`cra_…`, shown once). The token is
- * spent in the same transaction (one use). Enrolling a name that exists (a host that lost its
- * credential) revokes that agent's old credentials; a retired name is refused.
+ * spent in the same transaction (one use). A token minted for a name that exists (a host that lost
+ * its credential) revokes that agent's old credentials: the operator chose to replace it. A token
+ * minted for no name enrolls a new name only: used with the name of an enrolled agent it is refused
+ * (409), unspent, so it cannot take a live agent's identity and lock the real host out. A retired
+ * name is refused either way.
  */
 export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: EnrollRequest): Promise<EnrollResponse> {
   const now = ctx.clock.now();
@@ -133,6 +145,7 @@ export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: Enroll
     if (!tokenRow) throw new AppError('unauthenticated', 'unknown, used, revoked or expired enrollment token');
     const agentId = tokenRow.agentId ?? req.agent_id;
     await refuseRetiredName(tx, agentId);
+    if (tokenRow.agentId === null) await refuseTakenName(tx, agentId);
     await tx.update(enrollmentTokens).set({ usedAt: now, usedBy: agentId }).where(eq(enrollmentTokens.id, tokenRow.id));
     // The row exists from enrollment on (capabilities arrive with the first announcement): the
     // console shows the host, offline (never seen), until it registers.

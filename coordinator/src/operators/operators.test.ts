@@ -86,6 +86,22 @@ describe('enrollment and credentials', () => {
     expect(await authenticateAgent(ctx, next.token)).toMatchObject({ agentId: 'rot-1' });
   });
 
+  it('a token minted for no name cannot take an enrolled agent’s name: refused unspent, the live agent keeps its credential', async () => {
+    const live = await enrolled('live-1');
+    const generic = await mintEnrollmentToken(ctx, alice, {}, target);
+    await expect(enrollAgent(ctx, generic.token, { v: 1, agent_id: 'live-1', hostname: 'attacker' })).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/live-1 is already enrolled/),
+    });
+    expect(await authenticateAgent(ctx, live)).toMatchObject({ agentId: 'live-1' });
+    // Unspent: the same token still enrolls a new name.
+    expect(await enrollAgent(ctx, generic.token, { v: 1, agent_id: 'new-host-1', hostname: 'new-host-1' })).toMatchObject({ agent_id: 'new-host-1' });
+    // A token the operator minted for the name replaces the credential (a host that lost its own).
+    const replaced = await enrolled('live-1');
+    expect(await authenticateAgent(ctx, live)).toBeNull();
+    expect(await authenticateAgent(ctx, replaced)).toMatchObject({ agentId: 'live-1' });
+  });
+
   it('revoked or retired: the credential stops working; a retired name cannot enroll again', async () => {
     const t1 = await enrolled('rev-1');
     expect(await revokeCredentials(ctx, alice, 'rev-1')).toBe(1);
