@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, publishWorkflows } from '../coordinator/src/db/schema.ts';
 import { chainPayer } from './harness/chain-payer.ts';
@@ -167,6 +168,49 @@ describe('publish_video', () => {
       await new Promise((r) => setTimeout(r, 500));
     }
     expect(refund).toMatchObject({ state: 'done', amount: 1_750_000n });
+  });
+
+  it('leaves nothing on the channel when it fails after the video was made: the video is deleted, the job refunded and told so', async () => {
+    const token = await stack.api.newSession();
+    const source = await parent(token, 'transcribe');
+    await connect(token);
+    const before = stack.videoHost!.videosOf().length;
+    // The host refuses the caption track for good, after the upload made the video.
+    stack.videoHost!.injectFault({ route: 'captions.insert', status: 400, reason: 'invalidMetadata', count: 1 });
+    const id = await publish(token, source);
+    const job = await stack.api.waitForJob(token, id, undefined, 60_000);
+    expect(job.status).toBe('failed');
+    expect(job.payment_status).toBe('refunded');
+    const videoId = (await workflowOf(id)).videoId!;
+    expect(videoId).toBeTruthy();
+    expect(job.error_message).toContain(`the uploaded video ${videoId} was deleted from the host`);
+    expect(stack.videoHost!.videosOf()).toHaveLength(before);
+    expect(stack.videoHost!.state.requests.filter((r) => r.route === 'videos.delete').map((r) => r.status)).toEqual([204]);
+  });
+
+  it('publishes a recording without speech without a caption track (its transcript has no cue)', async () => {
+    const token = await stack.api.newSession();
+    const silent = join(work, 'quiet room.mp4');
+    const silence = join(work, 'silence.wav');
+    await execa('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'anullsrc=r=16000:cl=mono', '-t', '6', silence]);
+    await makeVideo(silence, silent);
+    const created = await api('POST', '/api/v1/jobs', token, { job_type: 'transcribe', filename: 'quiet room.mp4', content_type: 'video/mp4' });
+    const parentId = created.body.job_id as string;
+    const up = await payer.mppx.fetch(`${stack.coordinator.url}/api/v1/jobs/${parentId}/upload-url`, { headers: bearer(token) });
+    const { upload_url } = (await up.json()) as { upload_url: string };
+    expect((await fetch(upload_url, { method: 'PUT', headers: { 'content-type': 'video/mp4' }, body: readFileSync(silent) })).ok).toBe(true);
+    expect((await api('POST', `/api/v1/jobs/${parentId}/complete-upload`, token)).status).toBe(200);
+    expect((await stack.api.waitForJob(token, parentId, undefined, 150_000)).status).toBe('completed');
+    await connect(token);
+    const captionCalls = () => stack.videoHost!.state.requests.filter((r) => r.route === 'captions.insert').length;
+    const callsBefore = captionCalls();
+    const id = await publish(token, parentId);
+    const job = await stack.api.waitForJob(token, id, undefined, 60_000);
+    expect(job.status, job.error_message).toBe('completed');
+    const videoId = new URL(job.outputs[0].external_url).searchParams.get('v')!;
+    expect(stack.videoHost!.captionsOf(videoId)).toEqual([]);
+    expect(captionCalls()).toBe(callsBefore);
+    expect((await workflowOf(id)).captionId).toBeNull();
   });
 
   it('waits for the quota window when the daily quota is used up, then publishes once', async () => {

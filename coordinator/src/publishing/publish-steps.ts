@@ -71,6 +71,8 @@ export async function captionsOf(ctx: Ctx, parent: JobRow): Promise<{ srt: strin
   const out = await outputOf(ctx, parent.id, 'transcript');
   if (!out?.storageKey) return null;
   const srt = (await ctx.blobs.getBytes(out.storageKey)).toString('utf8');
+  // A recording with no speech has an SRT without a cue: there is no caption track to add.
+  if (!srt.includes('-->')) return null;
   const language = typeof parent.media?.['language'] === 'string' ? (parent.media['language'] as string) : 'en';
   return { srt, language };
 }

@@ -170,8 +170,28 @@ async function postpone(ctx: Ctx, wf: PublishWorkflowRow, owner: string, at: Dat
   return row ? 'waiting' : 'fenced';
 }
 
-/** Ends the job failed (refunded, jobs/fail-job.ts) and the workflow with it, fenced by the lease. */
-async function fail(ctx: Ctx, wf: PublishWorkflowRow, owner: string, code: FailureCode, detail: string): Promise<WorkflowOutcome> {
+/**
+ * The compensation of a publish that fails after the host made the video: the video is deleted, so
+ * a refunded job leaves nothing on the channel. Answers what the job's message adds.
+ */
+async function removeVideo(ctx: Ctx, wf: PublishWorkflowRow): Promise<string> {
+  const videoId = wf.videoId!;
+  try {
+    const host = requirePublishing(ctx);
+    const api = videoHostApi({ apiBase: host.apiBase, accessToken: await accessTokenFor(ctx, wf.connectionId) });
+    await api.deleteVideo(videoId);
+    ctx.logger.info({ job_id: wf.jobId, video_id: videoId }, 'failed publish: the uploaded video was deleted');
+    return `; the uploaded video ${videoId} was deleted from the host`;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    ctx.logger.error({ job_id: wf.jobId, video_id: videoId, err: why }, 'failed publish: the uploaded video could not be deleted');
+    return `; the uploaded video ${videoId} could not be deleted from the host (${why}): delete it there`;
+  }
+}
+
+/** Ends the job failed (refunded, jobs/fail-job.ts) and the workflow with it, fenced by the lease; a video already made is deleted first. */
+async function fail(ctx: Ctx, wf: PublishWorkflowRow, owner: string, code: FailureCode, why: string): Promise<WorkflowOutcome> {
+  const detail = wf.videoId ? `${why}${await removeVideo(ctx, wf)}` : why;
   const now = ctx.clock.now();
   ctx.logger.warn({ job_id: wf.jobId, step: wf.step, code, detail }, 'publish failed');
   return ctx.db.transaction(async (tx) => {

@@ -152,6 +152,17 @@ export function videoHostApi(opts: { apiBase: string; accessToken: string; timeo
       }
     },
 
+    /** Deletes a video of the connected channel (a failed publish's compensation); one already gone counts as deleted. */
+    async deleteVideo(videoId: string): Promise<void> {
+      try {
+        await yt.videos.delete({ id: videoId });
+      } catch (err) {
+        const e = libraryError(err);
+        if (e instanceof HostError && e.status === 404) return;
+        throw e;
+      }
+    },
+
     async insertCaption(videoId: string, srt: string, track: { language: string; name: string }): Promise<string> {
       try {
         // Media uploads take the root URL per call: googleapis-common builds their URL from the call's options only.

@@ -19,6 +19,7 @@ export const SCOPES = {
 export const METHOD_SCOPES: Record<string, string[]> = {
   'videos.insert': [SCOPES.upload, SCOPES.youtube, SCOPES.forceSsl, SCOPES.partner],
   'videos.list': [SCOPES.readonly, SCOPES.youtube, SCOPES.forceSsl, SCOPES.partner],
+  'videos.delete': [SCOPES.youtube, SCOPES.forceSsl, SCOPES.partner],
   'channels.list': [SCOPES.readonly, SCOPES.youtube, SCOPES.forceSsl, SCOPES.partner],
   'captions.insert': [SCOPES.forceSsl, SCOPES.partner],
   'captions.list': [SCOPES.forceSsl, SCOPES.partner],

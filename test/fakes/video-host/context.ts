@@ -8,6 +8,7 @@ import type { FakeState, RequestLogEntry } from './state.ts';
 export interface QuotaCosts {
   'videos.insert': number;
   'videos.list': number;
+  'videos.delete': number;
   'captions.insert': number;
   'captions.list': number;
   'channels.list': number;

@@ -104,7 +104,14 @@ export interface VideoHostFake {
   stop(): Promise<void>;
 }
 
-const DEFAULT_COSTS: QuotaCosts = { 'videos.insert': 1600, 'captions.insert': 400, 'captions.list': 50, 'videos.list': 1, 'channels.list': 1 };
+const DEFAULT_COSTS: QuotaCosts = {
+  'videos.insert': 1600,
+  'captions.insert': 400,
+  'captions.list': 50,
+  'videos.list': 1,
+  'videos.delete': 50,
+  'channels.list': 1,
+};
 
 export async function startVideoHostFake(opts: VideoHostFakeOptions = {}): Promise<VideoHostFake> {
   const host = opts.host ?? '127.0.0.1';

@@ -9,7 +9,7 @@ import { revoke, token, tokenInfo } from './oauth/token.ts';
 import { insertCaption, listCaptions } from './resources/captions.ts';
 import { listChannels } from './resources/channels.ts';
 import { putChunk } from './resources/uploads.ts';
-import { insertVideo, listVideos, watchPage, wrongUploadUrl } from './resources/videos.ts';
+import { deleteVideo, insertVideo, listVideos, watchPage, wrongUploadUrl } from './resources/videos.ts';
 
 /** api: YouTube calls (bearer token, quota); upload: session PUTs; oauth: the account endpoints; page: HTML for people; control: /__fake */
 export type RouteKind = 'api' | 'upload' | 'oauth' | 'page' | 'control';
@@ -35,6 +35,7 @@ export const ROUTES: RouteDef[] = [
   r('POST', '/upload/youtube/v3/videos', 'videos.insert', 'api', insertVideo),
   r('PUT', '/upload/youtube/v3/videos', 'upload.put', 'upload', putChunk),
   r('GET', '/youtube/v3/videos', 'videos.list', 'api', listVideos),
+  r('DELETE', '/youtube/v3/videos', 'videos.delete', 'api', deleteVideo),
   r('POST', '/youtube/v3/videos', 'videos.insert', 'api', wrongUploadUrl),
   r('POST', '/upload/youtube/v3/captions', 'captions.insert', 'api', insertCaption),
   r('POST', '/youtube/v3/captions', 'captions.insert', 'api', wrongUploadUrl),

@@ -4,7 +4,7 @@
 import { authenticate } from '../auth.ts';
 import type { FakeContext } from '../context.ts';
 import { header, jsonBody, listParam } from '../context.ts';
-import { badRequest, GoogleApiError } from '../errors.ts';
+import { badRequest, forbidden, GoogleApiError, notFound, requiredParam } from '../errors.ts';
 import { boundaryOf, MultipartError, parseMultipart } from '../multipart.ts';
 import { charge, checkUploadLimit, countUpload } from '../quota.ts';
 import { Reply } from '../reply.ts';
@@ -76,6 +76,20 @@ export function listVideos(ctx: FakeContext) {
     .filter((v): v is Video => v !== undefined && (v.channelId === user.id || v.privacyStatus !== 'private'))
     .map((v) => renderVideo(ctx.state, ctx.settings, v, parts));
   return { kind: 'youtube#videoListResponse', etag: newEtag(), items, pageInfo: { totalResults: items.length, resultsPerPage: items.length } };
+}
+
+/** DELETE /youtube/v3/videos?id=… : the owner deletes a video (204, no body); its caption tracks go with it. */
+export function deleteVideo(ctx: FakeContext): Reply {
+  const { user } = authenticate(ctx, 'videos.delete');
+  const id = ctx.req.url.searchParams.get('id');
+  if (!id) throw requiredParam('id');
+  const video = ctx.state.videos.get(id);
+  if (!video) throw notFound('videoNotFound', 'The video that you are trying to delete cannot be found.');
+  if (video.channelId !== user.id) throw forbidden('forbidden', 'The video that you are trying to delete cannot be deleted.');
+  charge(ctx, 'videos.delete');
+  ctx.state.videos.delete(id);
+  for (const [captionId, c] of ctx.state.captions) if (c.videoId === id) ctx.state.captions.delete(captionId);
+  return new Reply({ status: 204 });
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
