@@ -1,11 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { normalizeIP } from '@fastify/rate-limit';
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../lib/app-error.ts';
 import { logIn, logOut } from '../operators/operator-auth.ts';
+import { createLoginBackoff } from './login-backoff.ts';
 import { type AdminRouter, adminRouter } from './router.ts';
 import { ADMIN_COOKIE, type AdminDeps, cookieValue, createAdminContext } from './trpc.ts';
 
@@ -37,10 +39,22 @@ export const adminRoutes: FastifyPluginAsync<AdminDeps & { consoleDir?: string |
   });
   const secure = ctx.config.publicBaseUrl.startsWith('https:');
 
-  app.post('/admin/api/login', { config: { idempotency: false, limit: 'session_create' } }, async (req, reply) => {
+  const backoff = createLoginBackoff(ctx.clock);
+  app.post('/admin/api/login', { config: { idempotency: false, limit: 'admin_login' } }, async (req, reply) => {
+    const ip = normalizeIP(req.ip, 64);
+    const wait = backoff.waitSeconds(ip);
+    if (wait !== null)
+      return reply
+        .status(429)
+        .header('retry-after', String(wait))
+        .send({ error: `too many failed log-ins: retry in ${wait} s` });
     const body = z.object({ token: z.string().min(1).max(200) }).safeParse(req.body);
     if (!body.success) throw new AppError('invalid_request', 'body must be {"token": "<operator token>"}');
-    const { sessionId, operator, expiresAt } = await logIn(ctx, body.data.token);
+    const { sessionId, operator, expiresAt } = await logIn(ctx, body.data.token).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'unauthenticated') backoff.failed(ip);
+      throw err;
+    });
+    backoff.succeeded(ip);
     reply.header('set-cookie', cookie(sessionId, expiresAt, secure));
     return { name: operator.name, expires_at: expiresAt.toISOString() };
   });

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { bearerToken } from './auth.ts';
 
 /** The rate-limited groups of routes; each is counted on its own. */
-export type RateLimitGroup = 'session_create' | 'job_create' | 'payment';
+export type RateLimitGroup = 'session_create' | 'admin_login' | 'job_create' | 'payment';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,6 +49,8 @@ export async function installRateLimits(app: FastifyInstance, s: RateLimitSettin
   const ipOf = (req: FastifyRequest) => normalizeIP(req.ip, 64);
   const byGroup: Record<RateLimitGroup, NonNullable<ReturnType<typeof limiter>>[]> = {
     session_create: [limiter(s.sessionsPerIp, (req) => `ip|${ipOf(req)}`)].filter((l) => l !== null),
+    // Operator log-in: the same number per IP in a bucket of its own (and a back-off on failures, admin/login-backoff.ts).
+    admin_login: [limiter(s.sessionsPerIp, (req) => `login|${ipOf(req)}`)].filter((l) => l !== null),
     job_create: [limiter(s.perIp, (req) => `ip|${ipOf(req)}`), limiter(s.perSession, sessionKey)].filter((l) => l !== null),
     payment: [limiter(s.perIp, (req) => `ip|${ipOf(req)}`), limiter(s.perSession, sessionKey)].filter((l) => l !== null),
   };

@@ -11,11 +11,17 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
  * - Unset, the agent listener (AGENT_LISTEN_PORT): served as is; that listener is for the workers'
  *   network and is never published.
  * - Unset, the public listener: served only in the embedded default on one machine (no
- *   DATABASE_URL, HOST a loopback address); anywhere else it is not served (404), so a production
- *   deployment never publishes job, payment and agent figures by omission.
+ *   DATABASE_URL, HOST a loopback address, and PUBLIC_BASE_URL unset or on a loopback address too:
+ *   a reverse proxy on the same host publishes a loopback listener under a public name); anywhere
+ *   else it is not served (404), so a deployment never publishes job, payment and agent figures by
+ *   omission.
  */
-export function metricsAccess(config: Pick<CoordinatorConfig, 'METRICS_TOKEN' | 'DATABASE_URL' | 'HOST'>, listener: 'public' | 'agent'): MetricsAccess {
+export function metricsAccess(
+  config: Pick<CoordinatorConfig, 'METRICS_TOKEN' | 'DATABASE_URL' | 'HOST' | 'PUBLIC_BASE_URL'>,
+  listener: 'public' | 'agent',
+): MetricsAccess {
   if (config.METRICS_TOKEN) return 'token';
   if (listener === 'agent') return 'open';
-  return !config.DATABASE_URL && LOOPBACK.has(config.HOST) ? 'open' : 'off';
+  const publishedOnLoopback = config.PUBLIC_BASE_URL === undefined || LOOPBACK.has(new URL(config.PUBLIC_BASE_URL).hostname.replace(/^\[|\]$/g, ''));
+  return !config.DATABASE_URL && LOOPBACK.has(config.HOST) && publishedOnLoopback ? 'open' : 'off';
 }
