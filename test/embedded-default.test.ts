@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -16,7 +16,9 @@ const entry = resolve(import.meta.dirname, '../coordinator/src/embedded-main.ts'
  * job and its outputs are still there.
  */
 describe('embedded default (npm start)', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cutroom-embedded-'));
+  // Made by hand with a shell's usual umask (0755): the service must close it.
+  const dataDir = join(mkdtempSync(join(tmpdir(), 'cutroom-embedded-')), 'data');
+  mkdirSync(dataDir, { mode: 0o755 });
   let child: ResultPromise | undefined;
 
   async function start(port: number): Promise<{ ms: number; output: () => string }> {
@@ -62,5 +64,19 @@ describe('embedded default (npm start)', () => {
     const text = await (await fetch(srt.body.download_url)).text();
     expect(wordErrorRate(u.reference, text.replace(/^\d+\n.*-->.*$/gm, ''))).toBeLessThan(0.25);
     expect(await stop()).toBe(0);
+
+    // The data folder and everything in it (database, nats store, blobs, secrets, agent credentials) is the service user's alone.
+    const open: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true })) {
+        const p = join(dir, e.name);
+        if (e.isSymbolicLink()) continue;
+        if ((statSync(p).mode & 0o077) !== 0) open.push(`${p} ${(statSync(p).mode & 0o777).toString(8)}`);
+        if (e.isDirectory()) walk(p);
+      }
+    };
+    expect((statSync(dataDir).mode & 0o777).toString(8)).toBe('700');
+    walk(dataDir);
+    expect(open).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { loadCoordinatorConfig } from './config.ts';
 import { localAgentAuth, startAgentChild, type AgentChild } from './embedded/agent-children.ts';
 import { startNatsServer, type NatsChild } from './embedded/nats-server.ts';
+import { ensurePrivateDir, keepNewFilesPrivate } from './embedded/private-files.ts';
 import { loadOrCreateSecrets } from './embedded/secrets.ts';
 import { startCoordinator } from './server.ts';
 
@@ -12,7 +13,9 @@ import { startCoordinator } from './server.ts';
  * payment rail is configured.
  * Any of DATABASE_URL / NATS_URL / S3_BUCKET, when set, replaces its embedded part.
  */
+keepNewFilesPrivate();
 const config = loadCoordinatorConfig();
+ensurePrivateDir(config.DATA_DIR);
 const secrets = loadOrCreateSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
 let nats: NatsChild | undefined;
 if (!config.NATS_URL) nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') });

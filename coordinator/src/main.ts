@@ -1,11 +1,15 @@
 import { loadCoordinatorConfig } from './config.ts';
+import { ensurePrivateDir, keepNewFilesPrivate } from './embedded/private-files.ts';
 import { startCoordinator } from './server.ts';
 
 /**
  * Production entry: a coordinator against external Postgres, NATS and S3 (see .env.example).
  * For one machine with zero configuration use embedded-main.ts (`npm start`).
  */
+keepNewFilesPrivate();
 const config = loadCoordinatorConfig();
+// Local-disk blobs (no S3_BUCKET) or PGlite (no DATABASE_URL) keep their data under DATA_DIR.
+if (!config.S3_BUCKET || !config.DATABASE_URL) ensurePrivateDir(config.DATA_DIR);
 if (!config.NATS_URL) throw new Error('NATS_URL is required (or run the embedded default: npm start)');
 // Agents hold credentials of their own (enrolled with one-use tokens an operator mints: docs/operators.md);
 // ADMIN_TOKEN, when set, is the first operator's. Without it the operators already in the database log in.
