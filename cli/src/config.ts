@@ -15,6 +15,8 @@ export interface Settings {
   tokenDomain: { name: string | undefined; version: string | undefined };
   /** Most USDC (display units, "5") paid automatically for one call. */
   maxPayment: string;
+  /** Most USDC paid automatically for one job, all its calls together (CUTROOM_MAX_PAYMENT_PER_JOB, default CUTROOM_MAX_PAYMENT). */
+  maxPaymentPerJob: string;
   payTimeoutMs: number;
   progress: ProgressMode;
   /** `poll` skips the event stream (CUTROOM_EVENTS=poll; also the fallback when the stream fails). */
@@ -31,6 +33,9 @@ export function loadSettings(env: NodeJS.ProcessEnv, urlFlag: string | undefined
     throw usageError('CUTROOM_WALLET_KEY must be a 0x-prefixed 32-byte hex private key', 'unset it to pay by hosted checkout');
   const maxPayment = env.CUTROOM_MAX_PAYMENT?.trim() || '5';
   if (!/^\d+(\.\d{1,6})?$/.test(maxPayment)) throw usageError(`CUTROOM_MAX_PAYMENT must be an amount of USDC like 5 or 0.50, got "${maxPayment}"`);
+  const maxPaymentPerJob = env.CUTROOM_MAX_PAYMENT_PER_JOB?.trim() || maxPayment;
+  if (!/^\d+(\.\d{1,6})?$/.test(maxPaymentPerJob))
+    throw usageError(`CUTROOM_MAX_PAYMENT_PER_JOB must be an amount of USDC like 5 or 0.50, got "${maxPaymentPerJob}"`);
   const payTimeout = Number(env.CUTROOM_PAY_TIMEOUT ?? 900);
   if (!Number.isFinite(payTimeout) || payTimeout <= 0) throw usageError(`CUTROOM_PAY_TIMEOUT must be seconds > 0, got "${env.CUTROOM_PAY_TIMEOUT}"`);
   const progress = env.CUTROOM_PROGRESS ?? (tty ? 'bars' : 'plain');
@@ -41,6 +46,7 @@ export function loadSettings(env: NodeJS.ProcessEnv, urlFlag: string | undefined
     walletKey: key ? (key as `0x${string}`) : undefined,
     tokenDomain: { name: env.CUTROOM_TOKEN_NAME || undefined, version: env.CUTROOM_TOKEN_VERSION || undefined },
     maxPayment,
+    maxPaymentPerJob,
     payTimeoutMs: payTimeout * 1000,
     progress,
     events: env.CUTROOM_EVENTS === 'poll' ? 'poll' : 'sse',

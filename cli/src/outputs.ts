@@ -1,5 +1,5 @@
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { errorFrom } from './api-client.ts';
@@ -14,11 +14,21 @@ export function transcriptExtension(format: TranscriptFormat): string {
   return { srt: 'srt', vtt: 'vtt', txt: 'txt', json: 'json', words: 'words.json', edit: 'edit.txt' }[format];
 }
 
+/** A role the server named, as part of a file name: letters, digits, `_` and `-` only, so no role (`../x`, `a/b`) leaves the folder. */
+const safeRole = (role: string): string => role.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'output';
+
 /** Where an output goes: `<stem>.srt` for the transcript, `<stem>.mp4` for a clip, `<stem>.<role>.<ext>` otherwise (pure). */
 export function outputFileName(stem: string, role: string, contentType: string | null, format: TranscriptFormat | undefined): string {
   if (role === 'transcript') return `${stem}.${transcriptExtension(format ?? 'srt')}`;
   if (role === 'clip') return `${stem}.mp4`;
-  return `${stem}.${role}.${extensionOf(contentType)}`;
+  return `${stem}.${safeRole(role)}.${extensionOf(contentType)}`;
+}
+
+/** `dir/name`, refused unless it is a file directly inside `dir` (whatever a caller or a server put in the name). */
+export function pathInside(dir: string, name: string): string {
+  const path = resolve(dir, name);
+  if (dirname(path) !== resolve(dir)) throw new CliError(EXIT.service, `refusing to write ${JSON.stringify(name)}: not a file name inside ${dir}`);
+  return path;
 }
 
 /**
@@ -26,8 +36,8 @@ export function outputFileName(stem: string, role: string, contentType: string |
  * converted by the service and comes inline; anything else comes from a fresh presigned URL.
  */
 export async function downloadOutput(ctx: Ctx, job: Job, role: string, format: TranscriptFormat | undefined, dir: string, name: string): Promise<string> {
+  const path = pathInside(dir, name);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, name);
   const base = `/api/v1/jobs/${job.job_id}/outputs/${encodeURIComponent(role)}/download`;
   const what = `downloading the ${role} of job ${job.job_id}`;
   if (role === 'transcript' && format && format !== 'srt') {

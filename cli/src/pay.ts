@@ -4,7 +4,7 @@ import type { Job } from './api-types.ts';
 import type { Settings } from './config.ts';
 import { CliError, EXIT } from './errors.ts';
 import type { Ui } from './progress.ts';
-import { chainPayment, describeOffer } from './wallet.ts';
+import { chainPayment, describeOffer, fitsJobCap, fromAtomic, isPayableUrl } from './wallet.ts';
 
 export interface PayContext {
   api: Api;
@@ -43,13 +43,33 @@ export async function callPaid(ctx: PayContext, call: GatedCall, what: string): 
   return again;
 }
 
+/** What this process signed for each job (base units): CUTROOM_MAX_PAYMENT_PER_JOB caps the sum, whatever number of calls asks. */
+const signedForJob = new Map<string, bigint>();
+
 /** Pays the 402 on the chain rail and repeats the call with the credential; null when the chain rail is not offered. */
 async function payWithWallet(ctx: PayContext, challenge: Response, call: GatedCall, what: string): Promise<Response | null> {
+  if (!isPayableUrl(ctx.settings.baseUrl)) {
+    await challenge.body?.cancel();
+    throw new CliError(
+      EXIT.payment,
+      `refusing to pay ${ctx.settings.baseUrl} over plain http: a payment credential sent in the clear can be taken and spent`,
+      'use the https URL of the service (plain http is paid only on this machine: 127.0.0.1, ::1, localhost)',
+    );
+  }
   const payment = await chainPayment(ctx.api, ctx.settings, challenge);
   if (!payment) {
     ctx.ui.info('the service offers no chain payment for this call: falling back to the hosted checkout');
     return null;
   }
+  const before = signedForJob.get(ctx.jobId) ?? 0n;
+  if (!fitsJobCap(before, payment.atomic, payment.decimals, ctx.settings.maxPaymentPerJob)) {
+    throw new CliError(
+      EXIT.payment,
+      `the service asks ${payment.display} for job ${ctx.jobId} after ${fromAtomic(before, payment.decimals)} USDC already signed for it, more than CUTROOM_MAX_PAYMENT_PER_JOB (${ctx.settings.maxPaymentPerJob} USDC)`,
+      'a job is paid once: check the job with `cutroom status` before raising CUTROOM_MAX_PAYMENT_PER_JOB',
+    );
+  }
+  signedForJob.set(ctx.jobId, before + payment.atomic);
   ctx.ui.info(`paying ${payment.display} for job ${ctx.jobId.slice(0, 8)} from ${payment.payer} (chain rail)`);
   const credential = await payment.credential();
   let res = await call({ authorization: credential });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fromAtomic, fromX402Offer, toAtomic } from './wallet.ts';
+import { fitsJobCap, fromAtomic, fromX402Offer, isPayableUrl, toAtomic } from './wallet.ts';
 
 describe('amounts', () => {
   it('converts display amounts to base units and back', () => {
@@ -27,5 +27,32 @@ describe('fromX402Offer', () => {
     expect(fromX402Offer(header([{ asset }]), asset)).toBeNull();
     expect(fromX402Offer(null, asset)).toBeNull();
     expect(fromX402Offer('%%%', asset)).toBeNull();
+  });
+});
+
+describe('isPayableUrl', () => {
+  it('pays over https anywhere and over plain http only on this machine', () => {
+    expect(['https://clips.example.com', 'http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080'].map(isPayableUrl)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['http://clips.example.com', 'http://10.0.0.5:8080', 'http://127.0.0.1.evil.example', 'ftp://127.0.0.1'].map(isPayableUrl)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe('fitsJobCap', () => {
+  it('caps what one job is paid across its calls, not only each call', () => {
+    expect(fitsJobCap(0n, 1_750_000n, 6, '5')).toBe(true);
+    expect(fitsJobCap(1_750_000n, 1_750_000n, 6, '5')).toBe(true);
+    expect(fitsJobCap(3_500_000n, 1_750_000n, 6, '5')).toBe(false);
+    expect(fitsJobCap(0n, 5_000_001n, 6, '5')).toBe(false);
+    expect(fitsJobCap(0n, 1n, 6, 'nonsense')).toBe(false);
   });
 });

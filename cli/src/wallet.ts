@@ -5,6 +5,9 @@ import { CliError, EXIT } from './errors.ts';
 export interface ChainPayment {
   /** "0.20 USDC" */
   display: string;
+  /** The amount in the token's base units (6 decimals for USDC). */
+  atomic: bigint;
+  decimals: number;
   payer: string;
   /** The `Payment …` Authorization value (signed locally; nothing is sent until the call is repeated with it). */
   credential(): Promise<string>;
@@ -94,6 +97,8 @@ export async function chainPayment(api: Api, settings: Settings, res: Response):
   const mppx = Mppx.create({ methods: [evm({ account, authorization: domain, maxAtomicAmount: String(max) })], polyfill: false });
   return {
     display,
+    atomic: amount,
+    decimals,
     payer: account.address,
     async credential() {
       try {
@@ -136,4 +141,17 @@ async function fromMppDocument(api: Api, currency: string): Promise<{ name: stri
   } catch {
     return null;
   }
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+/** Whether the CLI may pay a service at this URL: https, or plain http on this machine only (a credential sent in the clear can be taken and spent). */
+export function isPayableUrl(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'https:' || (u.protocol === 'http:' && LOOPBACK_HOSTS.has(u.hostname));
+}
+
+/** Whether one more payment of `asked` fits the job's cap after `alreadySigned` (base units; `maxPerJob` in display units). */
+export function fitsJobCap(alreadySigned: bigint, asked: bigint, decimals: number, maxPerJob: string): boolean {
+  return alreadySigned + asked <= (toAtomic(maxPerJob, decimals) ?? 0n);
 }
