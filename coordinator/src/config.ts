@@ -128,6 +128,16 @@ const EnvSchema = z.object({
   /** The same calls, each per client IP per window (0: no limit). @default 300 */
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).default(300),
   /**
+   * Long-lived connections open at once (GET /jobs/{id}/events streams and MCP get_job_status
+   * waits, counted together): per session, per client IP, and per coordinator process. Past the
+   * session or IP cap: 429 with Retry-After; past the process cap: 503 with Retry-After. Each is
+   * counted in this process's memory (per replica). The process cap keeps most of the process's
+   * file descriptors for ordinary requests. @default 10, 50 and 1000
+   */
+  STREAMS_PER_SESSION: z.coerce.number().int().min(1).default(10),
+  STREAMS_PER_IP: z.coerce.number().int().min(1).default(50),
+  STREAMS_MAX: z.coerce.number().int().min(1).default(1000),
+  /**
    * Token of the first operator (ADMIN_NAME), for the admin console and API; other operators are
    * added from the console. Unset → the embedded default generates one into DATA_DIR/secrets.json;
    * main.ts without it starts with the operators already in the database. Agents never use it:

@@ -33,6 +33,7 @@ export const ErrorCode = z.enum([
   'stale_attempt',
   'payload_too_large',
   'unavailable',
+  'too_many_requests',
   'internal',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
@@ -61,6 +62,7 @@ export const ERRORS: Readonly<Record<ErrorCode, ErrorClass>> = {
   stale_attempt: { status: 409, rpc: -32009, retryable: false },
   payload_too_large: { status: 413, rpc: -32013, retryable: false },
   unavailable: { status: 503, rpc: -32053, retryable: true },
+  too_many_requests: { status: 429, rpc: -32029, retryable: true },
   internal: { status: 500, rpc: -32603, retryable: true },
 };
 

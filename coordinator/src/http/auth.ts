@@ -18,6 +18,7 @@ export function credentialsOf(ctx: Ctx, req: FastifyRequest): Credentials {
     authorization: req.headers.authorization,
     paymentSignature: typeof sig === 'string' ? sig : undefined,
     resourceUrl: `${ctx.config.publicBaseUrl}${req.url}`,
+    clientIp: req.ip,
   };
 }
 

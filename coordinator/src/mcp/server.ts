@@ -68,7 +68,7 @@ function rateLimited(tool: string, seconds: number): CallToolResult {
  * used, not McpServer, so a payment error leaves as the JSON-RPC error the MPP transport draft
  * names (-32042) rather than a tool result, and so input schemas are our zod schemas as is.
  */
-export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup) => Promise<number | null> }): Server {
+export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup) => Promise<number | null>; clientIp?: string | undefined }): Server {
   const server = new Server(
     { name: 'cutroom', title: 'cutroom: paid audio/video post-production', version: SERVICE_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
@@ -96,6 +96,7 @@ export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup
         headers: extra.requestInfo?.headers ?? {},
         meta: req.params._meta as Record<string, unknown> | undefined,
         signal: extra.signal,
+        clientIp: limits.clientIp,
         progress: progressToken === undefined ? null : (p) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, ...p } }),
       });
     } catch (err) {

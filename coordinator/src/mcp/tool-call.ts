@@ -43,6 +43,8 @@ export function toolCallOf(
     headers: Record<string, string | string[] | undefined>;
     meta: Record<string, unknown> | undefined;
     signal: AbortSignal;
+    /** The HTTP client's address (per-IP caps), as fastify saw it. */
+    clientIp?: string | undefined;
     progress: ToolCall['progress'];
   },
 ): ToolCall {
@@ -51,7 +53,13 @@ export function toolCallOf(
   const authorization = authorizationOfMeta(input.meta);
   return {
     ctx,
-    creds: { bearer: argToken ?? bearerOf(header), authorization, paymentSignature: undefined, resourceUrl: `${ctx.config.publicBaseUrl}/mcp` },
+    creds: {
+      bearer: argToken ?? bearerOf(header),
+      authorization,
+      paymentSignature: undefined,
+      resourceUrl: `${ctx.config.publicBaseUrl}/mcp`,
+      clientIp: input.clientIp,
+    },
     credential: authorization ? credentialTarget(authorization) : null,
     newSessionToken: null,
     signal: input.signal,

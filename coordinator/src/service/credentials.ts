@@ -15,6 +15,8 @@ export interface Credentials {
   paymentSignature: string | undefined;
   /** Absolute URL of what is being paid for; x402 binds its payment to it. */
   resourceUrl: string;
+  /** The client's address as the transport saw it (TRUST_PROXY applied), for per-IP caps; absent where there is none. */
+  clientIp?: string | undefined;
 }
 
 /** The payment parts of a call, with the owner tag of its session (payments/owner-tag.ts). */

@@ -2,6 +2,7 @@ import type { Ctx } from '../context.ts';
 import { parseEventId, streamJobEvents, type JobStreamEvent } from '../jobs/job-stream.ts';
 import { ownedJob } from './caller.ts';
 import type { Credentials } from './credentials.ts';
+import { holdStreamSlot } from './stream-slots.ts';
 
 export type { JobStreamEvent };
 
@@ -18,5 +19,17 @@ export async function jobEventsCall(
 ): Promise<AsyncGenerator<JobStreamEvent>> {
   await ownedJob(ctx, creds, jobId);
   parseEventId(opts.afterEventId);
-  return streamJobEvents(ctx, jobId, opts);
+  // A slot of the caller's long-lived connections (429/503 past a cap), held until the stream ends or is aborted.
+  const release = holdStreamSlot(ctx, creds);
+  opts.signal.addEventListener('abort', release, { once: true });
+  return releasing(streamJobEvents(ctx, jobId, opts), release);
+}
+
+/** The stream, calling `release` once it ends, fails or is returned early. */
+export async function* releasing<T>(events: AsyncGenerator<T>, release: () => void): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } finally {
+    release();
+  }
 }

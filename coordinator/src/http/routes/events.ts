@@ -19,7 +19,7 @@ export const KEEP_ALIVE_MS = 15_000;
 export const RETRY_MS = 2000;
 
 const EventId = z.string().regex(/^\d{1,16}$/, 'a job event id (digits)');
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse };
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse, 503: ErrorResponse };
 
 /** The `data:` of each event, as /openapi.json documents it (and schemathesis checks every event against it). */
 export const JobStreamEventSchema = z.discriminatedUnion('type', [
@@ -84,7 +84,8 @@ export const eventRoutes: FastifyPluginAsyncZod<{ ctx: Ctx; maxStreamMs?: number
           '`event: progress` (no id; data {type, job_id, stage, fraction, at}) when the running stage reports progress, and one `event: end` ' +
           '(data {type, job_id, status}) once the job is completed, failed or deleted, after which the server closes the response: close the EventSource then. ' +
           `Resumable: send the last id seen as the Last-Event-ID header (EventSource does on reconnect) or the last_event_id query parameter, and only later status events are sent. ` +
-          `A response lasts at most ${STREAM_MAX_MS / 60_000} minutes (reconnect with Last-Event-ID); \`: keep-alive\` comments every ${KEEP_ALIVE_MS / 1000} s.`,
+          `A response lasts at most ${STREAM_MAX_MS / 60_000} minutes (reconnect with Last-Event-ID); \`: keep-alive\` comments every ${KEEP_ALIVE_MS / 1000} s. ` +
+          'Open streams are capped (MCP get_job_status waits count too): per session (STREAMS_PER_SESSION, default 10) and per client IP (STREAMS_PER_IP, 50) a 429 with Retry-After, per server process (STREAMS_MAX, 1000) a 503 with Retry-After.',
         security: [{ bearer: [] }],
         params: z.object({ id: z.uuid() }),
         querystring: z.object({ last_event_id: EventId.optional().describe('Resume after this status event id (the Last-Event-ID header wins)') }),

@@ -1,6 +1,6 @@
 import type { Job } from '@cutroom/shared/api';
 import { streamJobEvents } from '../../jobs/job-stream.ts';
-import { createSessionCall, downloadCall, getJobCall, smokeTestCall } from '../../service/index.ts';
+import { createSessionCall, downloadCall, getJobCall, holdStreamSlot, releasing, smokeTestCall } from '../../service/index.ts';
 import type { ProgressReport, ToolCall } from '../tool-call.ts';
 import type { ToolResult } from './tool-result.ts';
 import { mcpPaymentError } from './upload-tools.ts';
@@ -22,7 +22,10 @@ export function progressValue(stage: string, fraction: number): number {
  * (jobs/job-stream.ts: the same events as the REST event stream, read from Postgres).
  */
 async function waitForEnd(call: ToolCall, job: Job, seconds: number): Promise<void> {
+  // A wait holds a connection like an event stream and counts in the same caps (429/503 past one).
+  const release = holdStreamSlot(call.ctx, call.creds);
   const stop = AbortSignal.any([call.signal, AbortSignal.timeout(seconds * 1000)]);
+  stop.addEventListener('abort', release, { once: true });
   let sent = -1;
   const report = async (p: ProgressReport) => {
     if (!call.progress || p.progress <= sent) return;
@@ -31,7 +34,7 @@ async function waitForEnd(call: ToolCall, job: Job, seconds: number): Promise<vo
   };
   await report({ progress: progressValue(job.status, job.progress?.fraction ?? 0), total: STAGE_ORDER.length - 1, message: job.status });
   try {
-    for await (const e of streamJobEvents(call.ctx, job.job_id, { signal: stop })) {
+    for await (const e of releasing(streamJobEvents(call.ctx, job.job_id, { signal: stop }), release)) {
       if (e.type === 'status') await report({ progress: progressValue(e.status, 0), total: STAGE_ORDER.length - 1, message: e.status });
       else if (e.type === 'progress') {
         await report({ progress: progressValue(e.stage, e.fraction), total: STAGE_ORDER.length - 1, message: `${e.stage} ${Math.round(e.fraction * 100)}%` });
