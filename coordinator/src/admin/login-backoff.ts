@@ -6,7 +6,7 @@ const MAX_TRACKED = 10_000;
 export interface LoginBackoff {
   /** Seconds this address must still wait before its next log-in, or null. */
   waitSeconds(ip: string): number | null;
-  /** A refused log-in: the address waits 1 s, then 2, 4 … at most `maxMs`. */
+  /** A refused log-in: the first is free (a mistyped token, tried again at once), then the address waits 1 s, 2, 4 … at most `maxMs`. */
   failed(ip: string): void;
   /** A log-in that worked clears the address's record. */
   succeeded(ip: string): void;
@@ -15,7 +15,7 @@ export interface LoginBackoff {
 /**
  * Back-off for operator log-in per client address, in this process's memory (per replica, like
  * the rate limits). A token guesser waits twice as long after each refusal; an operator who
- * mistyped once waits a second. Log-in has this and its own rate-limit bucket, so neither failed
+ * mistyped once may try again at once. Log-in has this and its own rate-limit bucket, so neither failed
  * log-ins nor callers creating sessions from the same address lock the other out.
  */
 export function createLoginBackoff(clock: Clock, opts: { baseMs?: number; maxMs?: number } = {}): LoginBackoff {
@@ -32,7 +32,8 @@ export function createLoginBackoff(clock: Clock, opts: { baseMs?: number; maxMs?
       const failures = (byIp.get(ip)?.failures ?? 0) + 1;
       byIp.delete(ip);
       if (byIp.size >= MAX_TRACKED) byIp.delete(byIp.keys().next().value!);
-      byIp.set(ip, { failures, until: clock.now().getTime() + Math.min(maxMs, baseMs * 2 ** (failures - 1)) });
+      const waitMs = failures < 2 ? 0 : Math.min(maxMs, baseMs * 2 ** (failures - 2));
+      byIp.set(ip, { failures, until: clock.now().getTime() + waitMs });
     },
     succeeded(ip) {
       byIp.delete(ip);
