@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { loadCoordinatorConfig } from './config.ts';
 import { localAgentAuth, startAgentChild, type AgentChild } from './embedded/agent-children.ts';
 import { startNatsServer, type NatsChild } from './embedded/nats-server.ts';
-import { ensurePrivateDir, keepNewFilesPrivate } from './embedded/private-files.ts';
+import { ensurePrivateDir, keepNewFilesPrivate } from './lib/private-files.ts';
 import { loadOrCreateSecrets } from './embedded/secrets.ts';
 import { startCoordinator } from './server.ts';
 

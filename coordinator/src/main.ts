@@ -1,5 +1,5 @@
 import { loadCoordinatorConfig } from './config.ts';
-import { ensurePrivateDir, keepNewFilesPrivate } from './embedded/private-files.ts';
+import { ensurePrivateDir, keepNewFilesPrivate } from './lib/private-files.ts';
 import { startCoordinator } from './server.ts';
 
 /**

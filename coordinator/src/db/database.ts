@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { closeTree } from '../lib/private-files.ts';
 import { fileURLToPath } from 'node:url';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema.ts';
@@ -64,6 +65,8 @@ export async function openDatabase(opts: {
   // `memory://` keeps the database in memory (engine tests); anything else is a folder.
   if (!opts.pgliteDir.startsWith('memory://')) mkdirSync(opts.pgliteDir, { recursive: true });
   const client = opts.pgliteTemplate ? await PGlite.create(opts.pgliteDir, { loadDataDir: opts.pgliteTemplate }) : await PGlite.create(opts.pgliteDir);
+  // The database files are the service user's alone (PGlite writes its template's 0666 modes).
+  if (!opts.pgliteDir.startsWith('memory://')) closeTree(opts.pgliteDir);
   const db = drizzle(client, { schema });
   // From a template this finds every migration applied (one query).
   await migrate(db, { migrationsFolder });

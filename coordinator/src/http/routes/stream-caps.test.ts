@@ -20,8 +20,8 @@ beforeAll(async () => {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandler(app);
-  // Streams of queued jobs stay open until their bound: 1.5 s here.
-  await app.register(eventRoutes, { prefix: '/api/v1', ctx, maxStreamMs: 1500, keepAliveMs: 500 });
+  // Streams of queued jobs stay open until their bound: 0.8 s here.
+  await app.register(eventRoutes, { prefix: '/api/v1', ctx, maxStreamMs: 800, keepAliveMs: 400 });
 }, 60_000);
 afterAll(async () => {
   await app.close();
@@ -30,7 +30,7 @@ afterAll(async () => {
 
 const open = (jobId: string, token: string, ip: string) =>
   app.inject({ url: `/api/v1/jobs/${jobId}/events`, headers: { authorization: `Bearer ${token}` }, remoteAddress: ip });
-const settle = () => new Promise((r) => setTimeout(r, 150));
+const settle = () => new Promise((r) => setTimeout(r, 100));
 
 describe('caps on event streams and MCP waits', () => {
   it('refuses past the session cap and the IP cap with 429, past the process cap with 503, counts MCP waits too, and frees slots when streams end', async () => {

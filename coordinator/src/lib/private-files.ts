@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The service's files are its own: everything the coordinator and its children (PGlite,
@@ -17,4 +18,18 @@ export function keepNewFilesPrivate(): void {
 export function ensurePrivateDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
+}
+
+/**
+ * Folders 0700 and files 0600 under `dir`, wherever group or others had a bit. PGlite lays its
+ * new data folder out from a bundled template with the template's modes (0666 files), not through
+ * the umask: closed right after it opens (files Postgres makes later are created 0600).
+ */
+export function closeTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.isSymbolicLink()) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) closeTree(p);
+    if ((statSync(p).mode & 0o077) !== 0) chmodSync(p, e.isDirectory() ? 0o700 : 0o600);
+  }
 }
