@@ -8,8 +8,16 @@ export type RateLimitGroup = 'session_create' | 'admin_login' | 'job_create' | '
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Counts one call of a rate-limited group for a request: seconds to wait past a limit, else null. */
-    countRateLimit(req: FastifyRequest, group: RateLimitGroup): Promise<number | null>;
+    /**
+     * Counts one call of a rate-limited group for a request: seconds to wait past a limit, else null.
+     * `session`: the session token the call carries when not in the Authorization header (an MCP
+     * tool's `session_token` argument), so it is counted in that session's bucket.
+     */
+    countRateLimit(req: FastifyRequest, group: RateLimitGroup, session?: string | null): Promise<number | null>;
+  }
+  interface FastifyRequest {
+    /** The session a transport found in the call itself (rate-limit.ts countRateLimit), over the header's. */
+    rateLimitSession?: string | null;
   }
   interface FastifyContextConfig {
     /** Counts the route in a rate-limited group (rate-limit.ts); the 429 is declared in /openapi.json. */
@@ -56,7 +64,8 @@ export async function installRateLimits(app: FastifyInstance, s: RateLimitSettin
   };
 
   /** Counts one call of `group` for this request; the seconds to wait when a limit is past, else null. */
-  const count = async (req: FastifyRequest, group: RateLimitGroup): Promise<number | null> => {
+  const count = async (req: FastifyRequest, group: RateLimitGroup, session?: string | null): Promise<number | null> => {
+    if (session) req.rateLimitSession = session;
     for (const check of byGroup[group]) {
       const r = await check(req);
       if (r && !r.isAllowed && r.isExceeded) return Math.max(1, r.ttlInSeconds);
@@ -80,6 +89,6 @@ export async function installRateLimits(app: FastifyInstance, s: RateLimitSettin
 }
 
 function sessionKey(req: FastifyRequest): string | null {
-  const token = bearerToken(req);
+  const token = req.rateLimitSession ?? bearerToken(req);
   return token ? `session|${sha256(token)}` : null;
 }

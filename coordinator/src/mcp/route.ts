@@ -18,7 +18,7 @@ export async function mcpRoutes(app: FastifyInstance, opts: { ctx: Ctx }): Promi
   const config = { idempotency: false } as const;
   app.post(MCP_PATH, { schema: { hide: true }, config }, async (req, reply) => {
     // Each tool call counts in the rate-limit group of what it does (mcp/catalog.ts `limit`), as the REST route for it would.
-    const server = buildMcpServer(opts.ctx, { count: (group) => app.countRateLimit(req, group), clientIp: req.ip });
+    const server = buildMcpServer(opts.ctx, { count: (group, session) => app.countRateLimit(req, group, session), clientIp: req.ip });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     reply.raw.on('close', () => {
       void transport.close();

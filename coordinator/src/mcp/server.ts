@@ -68,7 +68,10 @@ function rateLimited(tool: string, seconds: number): CallToolResult {
  * used, not McpServer, so a payment error leaves as the JSON-RPC error the MPP transport draft
  * names (-32042) rather than a tool result, and so input schemas are our zod schemas as is.
  */
-export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup) => Promise<number | null>; clientIp?: string | undefined }): Server {
+export function buildMcpServer(
+  ctx: Ctx,
+  limits: { count: (group: RateLimitGroup, session?: string | null) => Promise<number | null>; clientIp?: string | undefined },
+): Server {
   const server = new Server(
     { name: 'cutroom', title: 'cutroom: paid audio/video post-production', version: SERVICE_VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
@@ -82,7 +85,9 @@ export function buildMcpServer(ctx: Ctx, limits: { count: (group: RateLimitGroup
     const handler = TOOL_HANDLERS[name];
     if (!tool || !handler)
       throw new JsonRpcError(ErrorCode.InvalidParams, `unknown tool ${name}; the tools are ${MCP_TOOLS.map((t) => t.name).join(', ')}`, {});
-    const wait = tool.limit ? await limits.count(tool.limit) : null;
+    // A session token passed as the tool's argument is counted in that session's bucket, as the header's would be.
+    const argToken = (req.params.arguments as Record<string, unknown> | undefined)?.['session_token'];
+    const wait = tool.limit ? await limits.count(tool.limit, typeof argToken === 'string' ? argToken : null) : null;
     if (wait !== null) return rateLimited(name, wait);
     const parsed = tool.input.safeParse(req.params.arguments ?? {});
     if (!parsed.success) {
