@@ -15,8 +15,18 @@ describe('observeAttemptStats', () => {
     expect(samplesOf(e, 'cutroom_encode_frames_per_second_sum', enc)[0]!.value).toBe(300);
     expect(samplesOf(e, 'cutroom_encode_frames_total', enc)[0]!.value).toBe(900);
     expect(samplesOf(e, 'cutroom_encode_wall_seconds_total', enc)[0]!.value).toBe(3);
-    // A label value from an agent keeps to a safe set.
-    expect(samplesOf(e, 'cutroom_transcription_realtime_ratio_sum', { model: 'large-v3__x_', device: 'cuda' })[0]!.value).toBe(30);
+    // A label value from an agent keeps to a known, bounded set: anything else is `other`.
+    expect(samplesOf(e, 'cutroom_transcription_realtime_ratio_sum', { model: 'other', device: 'cuda' })[0]!.value).toBe(30);
+  });
+
+  it('bounds the series agents can create: a thousand odd model and device names make one `other` series', async () => {
+    const m = createCoordinatorMetrics();
+    for (let i = 0; i < 1000; i++)
+      observeAttemptStats(m, 'transcribe', { transcription: { model: `model-${i}`, device: `dev-${i}`, media_seconds: 10, wall_seconds: 1 } });
+    observeAttemptStats(m, 'transcribe', { transcription: { model: 'tiny.en', device: 'cpu', media_seconds: 10, wall_seconds: 1 } });
+    const e = parsePromText(await m.registry.metrics());
+    const series = samplesOf(e, 'cutroom_transcription_media_seconds_total', {}).map((x) => `${x.labels['model']}/${x.labels['device']}`);
+    expect(series.sort()).toEqual(['other/other', 'tiny.en/cpu']);
   });
 
   it('records no ratio without a positive wall time, nor without stats', async () => {

@@ -26,11 +26,36 @@ export async function recordCompletionMetrics(ctx: Ctx, job: { id: string; jobTy
   }
 }
 
+/** faster-whisper's model names: an agent's `model` label is one of them or `other`, so no agent can grow the series without bound. */
+const WHISPER_MODELS = new Set([
+  'tiny.en',
+  'tiny',
+  'base.en',
+  'base',
+  'small.en',
+  'small',
+  'medium.en',
+  'medium',
+  'large-v1',
+  'large-v2',
+  'large-v3',
+  'large',
+  'large-v3-turbo',
+  'turbo',
+  'distil-small.en',
+  'distil-medium.en',
+  'distil-large-v2',
+  'distil-large-v3',
+  'distil-large-v3.5',
+]);
+const DEVICES = new Set(['cpu', 'cuda']);
+const bounded = (v: string, known: ReadonlySet<string>): string => (known.has(v) ? labelValue(v) : 'other');
+
 /** The agent's measurements; a ratio needs a positive wall time (a manual clock in tests reads 0 s). */
 export function observeAttemptStats(m: CoordinatorMetrics, jobType: string, stats: AttemptStats | undefined): void {
   const t = stats?.transcription;
   if (t && t.wall_seconds > 0 && t.media_seconds > 0) {
-    const labels = { model: labelValue(t.model), device: labelValue(t.device) };
+    const labels = { model: bounded(t.model, WHISPER_MODELS), device: bounded(t.device, DEVICES) };
     m.transcriptionRatio.observe(labels, t.media_seconds / t.wall_seconds);
     m.transcriptionMediaSeconds.inc(labels, t.media_seconds);
     m.transcriptionWallSeconds.inc(labels, t.wall_seconds);
