@@ -38,7 +38,10 @@ export const ClipsEntry = z.strictObject({
 
 export const CreateJobRequest = z.strictObject({
   job_type: JobType.describe(
-    "The spec's job types, plus this service's extensions: `edit_from_transcript` (the spec's agent-surface edit-from-transcript, also offered over REST: send `source_job_id` and `edit`; README \"REST extension: edit_from_transcript\") and `clips_horizontal` (service layer only, for the MCP tool; refused over REST)",
+    "The spec's job types, plus this service's extensions. POST /jobs creates transcribe, summarize, find_clips, extract_clip, extract_vertical_clip, publish_video and `edit_from_transcript` (the spec's agent-surface edit-from-transcript, also offered over REST: send `source_job_id` and `edit`; README \"REST extension: edit_from_transcript\"). " +
+      'Four members are listed because the job views name them, and POST /jobs answers each with 400 `{error}` (wrong_endpoint) saying where it is created instead: ' +
+      "`clips_vertical` (in the spec's enum) is a bundle of 1-5 clips of one find_clips job, bought with one card checkout of quantity N, so it is created at POST /jobs/{parent_job_id}/derivatives with `clips`; " +
+      '`clips_horizontal`, `clips_from_video` and `clips_youtube` are offered through the MCP tools of those names only',
   ),
   filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
   content_type: z.string().min(1).max(255).optional(),
