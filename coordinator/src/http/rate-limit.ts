@@ -65,7 +65,8 @@ export async function installRateLimits(app: FastifyInstance, s: RateLimitSettin
 
   /** Counts one call of `group` for this request; the seconds to wait when a limit is past, else null. */
   const count = async (req: FastifyRequest, group: RateLimitGroup, session?: string | null): Promise<number | null> => {
-    if (session) req.rateLimitSession = session;
+    // Per call: one HTTP request may carry several MCP calls, each with its own session (or the header's).
+    req.rateLimitSession = session || null;
     for (const check of byGroup[group]) {
       const r = await check(req);
       if (r && !r.isAllowed && r.isExceeded) return Math.max(1, r.ttlInSeconds);

@@ -189,8 +189,20 @@ async function removeVideo(ctx: Ctx, wf: PublishWorkflowRow): Promise<string> {
   }
 }
 
+async function holdsLease(ctx: Ctx, wf: PublishWorkflowRow, owner: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ jobId: publishWorkflows.jobId })
+    .from(publishWorkflows)
+    .where(and(eq(publishWorkflows.jobId, wf.jobId), eq(publishWorkflows.leaseOwner, owner)))
+    .limit(1);
+  return row !== undefined;
+}
+
 /** Ends the job failed (refunded, jobs/fail-job.ts) and the workflow with it, fenced by the lease; a video already made is deleted first. */
 async function fail(ctx: Ctx, wf: PublishWorkflowRow, owner: string, code: FailureCode, why: string): Promise<WorkflowOutcome> {
+  // Delete only while this run still holds the workflow (the fence the failure itself is written under):
+  // a worker that took it over may be finishing that video.
+  if (wf.videoId && !(await holdsLease(ctx, wf, owner))) return 'fenced';
   const detail = wf.videoId ? `${why}${await removeVideo(ctx, wf)}` : why;
   const now = ctx.clock.now();
   ctx.logger.warn({ job_id: wf.jobId, step: wf.step, code, detail }, 'publish failed');
