@@ -21,7 +21,8 @@ import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
 import { localAgentAuth } from '../coordinator/src/embedded/agent-children.ts';
-import { startNatsServer } from '../coordinator/src/embedded/nats-server.ts';
+import { startAuthenticatedNats } from '../coordinator/src/embedded/nats-server.ts';
+import { newNatsAuthSeeds } from '../coordinator/src/nats-auth/keys.ts';
 import { startCoordinator } from '../coordinator/src/server.ts';
 import { apiClient } from '../test/harness/api.ts';
 import { concatWavs, librivoxUtterances } from '../test/harness/media.ts';
@@ -144,12 +145,13 @@ const cpuDelta = (a: CpuSample, b: CpuSample): CpuSample => ({
 });
 
 // --- the service: nats-server, coordinator (PGlite, local blobs, billing off), one agent -------
-const nats = await startNatsServer({ storeDir: join(work, 'nats') });
+const natsSeeds = newNatsAuthSeeds();
+const nats = await startAuthenticatedNats({ storeDir: join(work, 'nats'), seeds: natsSeeds });
 const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(' ').map(Number);
 const natsPid = children.find((pid) => existsSync(`/proc/${pid}/comm`) && readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'nats-server');
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
 const secrets = { urlSigningSecret: 'bench-url-secret-0123456789' };
-const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
+const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url, natsAuth: natsSeeds });
 // As embedded/agent-children.ts starts one, but its JSON log goes to a file this script reads.
 const agentLog = join(work, 'agent.log');
 const agentAuth = await localAgentAuth(coordinator.ctx, { coordinatorUrl: coordinator.agentUrl, natsUrl: nats.url }, join(work, 'agents'), 'bench-agent');

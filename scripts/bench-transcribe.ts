@@ -10,7 +10,8 @@ import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
 import { localAgentAuth, startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
-import { startNatsServer } from '../coordinator/src/embedded/nats-server.ts';
+import { startAuthenticatedNats } from '../coordinator/src/embedded/nats-server.ts';
+import { newNatsAuthSeeds } from '../coordinator/src/nats-auth/keys.ts';
 import { startCoordinator } from '../coordinator/src/server.ts';
 import { apiClient } from '../test/harness/api.ts';
 import { concatWavs, librivoxUtterances } from '../test/harness/media.ts';
@@ -34,10 +35,11 @@ function bar(fraction: number, label: string): void {
 }
 
 // --- through the service ---------------------------------------------------------------------
-const nats = await startNatsServer({ storeDir: join(work, 'nats') });
+const natsSeeds = newNatsAuthSeeds();
+const nats = await startAuthenticatedNats({ storeDir: join(work, 'nats'), seeds: natsSeeds });
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
 const secrets = { urlSigningSecret: 'bench-url-secret-0123456789' };
-const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
+const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url, natsAuth: natsSeeds });
 const agent = startAgentChild({
   id: 'bench-agent',
   coordinatorUrl: coordinator.agentUrl,

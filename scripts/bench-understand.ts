@@ -22,7 +22,8 @@ import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
 import { localAgentAuth, startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
-import { startNatsServer } from '../coordinator/src/embedded/nats-server.ts';
+import { startAuthenticatedNats } from '../coordinator/src/embedded/nats-server.ts';
+import { newNatsAuthSeeds } from '../coordinator/src/nats-auth/keys.ts';
 import { startCoordinator } from '../coordinator/src/server.ts';
 import { ClipsV1 } from '../shared/src/clips/clips-v1.ts';
 import { SummaryV1 } from '../shared/src/summary/summary-v1.ts';
@@ -78,10 +79,11 @@ function treeRss(pid: number): number {
 }
 
 // --- through the service -------------------------------------------------------------------
-const nats = await startNatsServer({ storeDir: join(work, 'nats') });
+const natsSeeds = newNatsAuthSeeds();
+const nats = await startAuthenticatedNats({ storeDir: join(work, 'nats'), seeds: natsSeeds });
 const config = loadCoordinatorConfig({ PORT: String(await freePort()), DATA_DIR: join(work, 'data'), LOG_LEVEL: 'warn', NATS_URL: nats.url });
 const secrets = { urlSigningSecret: 'bench-url-secret-0123456789' };
-const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url });
+const coordinator = await startCoordinator(config, secrets, { natsUrl: nats.url, natsAuth: natsSeeds });
 const agent = startAgentChild({
   id: 'bench-agent',
   coordinatorUrl: coordinator.agentUrl,

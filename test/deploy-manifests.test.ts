@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
+import { natsAuthKeys } from '../coordinator/src/nats-auth/keys.ts';
 import { ensureBootstrapOperator } from '../coordinator/src/operators/operator-auth.ts';
 import { startTestApp } from '../coordinator/src/testing/test-app.ts';
 import { AgentConfig, loadAgentConfig } from '../render-agent/src/config.ts';
@@ -53,6 +54,9 @@ function checkCoordinatorEnv(env: Env, where: string): void {
   expect(foreign, `${where}: names the coordinator does not read`).toEqual([]);
   // main.ts's own requirements.
   expect(config.NATS_URL, `${where}: NATS_URL`).toBeTruthy();
+  // NATS authentication is on (docs/adr/0009): startCoordinator refuses to start without the seeds.
+  expect(config.NATS_AUTH, `${where}: NATS_AUTH`).toBe('jwt');
+  for (const seed of ['NATS_OPERATOR_SEED', 'NATS_SYSTEM_ACCOUNT_SEED', 'NATS_ACCOUNT_SEED']) expect(config[seed], `${where}: ${seed}`).toBeTruthy();
   expect(config.S3_BUCKET ?? config.URL_SIGNING_SECRET, `${where}: S3_BUCKET or URL_SIGNING_SECRET`).toBeTruthy();
 }
 const agentNames = new Set(Object.keys((AgentConfig as unknown as { in: { shape: Record<string, unknown> } }).in.shape));
@@ -194,11 +198,34 @@ describe('compose stack (deploy/compose)', () => {
     expect(envOf(enroll).ADMIN_TOKEN).toBeTruthy();
   });
 
-  it('nats.conf: a three-route JetStream cluster that nats-server accepts', () => {
+  it('nats.conf: a three-route JetStream cluster with authentication that nats-server accepts', () => {
     const conf = readFileSync(join(composeDir, 'nats.conf'), 'utf8');
     for (const n of [1, 2, 3]) expect(conf).toContain(`nats-route://nats-${n}:6222`);
     expect(conf).toMatch(/jetstream\s*\{/);
-    ok('nats-server', ['-t', '-c', join(composeDir, 'nats.conf')], { env: { NATS_SERVER_NAME: 'nats-1' } });
+    expect(conf).toMatch(/^include \.\/auth\.conf$/m);
+    // Every node mounts the generated authentication beside it (docs/adr/0009), and the coordinators read its seeds.
+    for (const n of [1, 2, 3])
+      expect(services[`nats-${n}`]!.volumes.find((v: Doc) => v.target === '/etc/nats/auth.conf')?.source).toMatch(/secrets\.example\/nats-auth\.conf$/);
+    const dir = mkdtempSync(join(tmpdir(), 'nats-conf-'));
+    copyFileSync(join(composeDir, 'nats.conf'), join(dir, 'nats.conf'));
+    copyFileSync(join(composeDir, 'secrets.example/nats-auth.conf'), join(dir, 'auth.conf'));
+    ok('nats-server', ['-t', '-c', join(dir, 'nats.conf')], { env: { NATS_SERVER_NAME: 'nats-1' } });
+    // The example configuration trusts the example seeds: made together (npm run nats-auth).
+    const seeds = Object.fromEntries(
+      readFileSync(join(composeDir, 'secrets.example/nats.env'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('NATS_'))
+        .map((l) => l.split('=')),
+    );
+    const keys = natsAuthKeys({
+      operatorSeed: seeds.NATS_OPERATOR_SEED,
+      systemAccountSeed: seeds.NATS_SYSTEM_ACCOUNT_SEED,
+      accountSeed: seeds.NATS_ACCOUNT_SEED,
+    });
+    const auth = readFileSync(join(dir, 'auth.conf'), 'utf8');
+    expect(auth).toContain(`system_account: ${keys.system.getPublicKey()}`);
+    expect(auth).toContain(`${keys.account.getPublicKey()}: `);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('haproxy.cfg: haproxy accepts it, and it checks /health on both coordinators', () => {

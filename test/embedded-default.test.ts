@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { connect } from '@nats-io/transport-node';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, waitFor } from './fixtures/index.ts';
@@ -11,7 +12,7 @@ import { wordErrorRate } from './harness/wer.ts';
 const entry = resolve(import.meta.dirname, '../coordinator/src/embedded-main.ts');
 
 /**
- * The embedded default exactly as `npm start` runs it (nats-server child, PGlite, local blobs,
+ * The embedded default exactly as `npm start` runs it (nats-server child with auth, PGlite, local blobs,
  * one agent child): transcribe a file, stop it, start it again on the same data folder, and the
  * job and its outputs are still there.
  */
@@ -60,6 +61,9 @@ describe('embedded default (npm start)', () => {
     expect(second.ms).toBeLessThan(15_000);
     const again = await api.call('GET', `/api/v1/jobs/${id}`, { token });
     expect(again.body.status).toBe('completed');
+    // Its nats-server takes no connection without a credential (docs/adr/0009): the agent used its own.
+    const natsPort = /listen: "127\.0\.0\.1:(\d+)"/.exec(readFileSync(join(dataDir, 'nats/server.conf'), 'utf8'))![1];
+    await expect(connect({ servers: `127.0.0.1:${natsPort}`, maxReconnectAttempts: 0 })).rejects.toThrow(/Authorization Violation/i);
     const srt = await api.call('GET', `/api/v1/jobs/${id}/outputs/transcript/download`, { token });
     const text = await (await fetch(srt.body.download_url)).text();
     expect(wordErrorRate(u.reference, text.replace(/^\d+\n.*-->.*$/gm, ''))).toBeLessThan(0.25);

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_ROUTES, WORK_STREAM, workConsumerName } from '@cutroom/proto';
@@ -24,7 +24,7 @@ describe('lost wake-ups on the real stack', () => {
 
   beforeAll(async () => {
     stack = await startStack({ storage: 'local', agents: 0 });
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await stack.connectNats();
     token = await stack.api.newSession();
   });
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentCapabilities, WORK_STREAM, workConsumerName, workSubject } from '@cutroom/proto';
@@ -37,7 +37,7 @@ describe('render-agent loop on the real stack', () => {
     );
     stack = await startStack({ storage: 'local', agents: 1, leaseMs: 3000, sweepMs: 500 });
     token = await stack.api.newSession();
-    nc = await connect({ servers: stack.natsUrl });
+    nc = await stack.connectNats();
   });
   afterAll(async () => {
     await nc?.close();

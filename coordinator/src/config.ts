@@ -64,6 +64,22 @@ const EnvSchema = z.object({
     .int()
     .refine((n) => [1, 3, 5].includes(n), '1, 3 or 5')
     .default(1),
+  /**
+   * NATS authentication (docs/adr/0009). `jwt`: operator mode, each agent connects with its own
+   * user JWT signed here, scoped to its work kinds and its own subjects, revoked with it. `none`:
+   * connect without credentials (a server with no authentication; development only, logged as a
+   * warning). @default jwt
+   */
+  NATS_AUTH: z.enum(['jwt', 'none']).default('jwt'),
+  /**
+   * The NATS operator, system account and service account seeds (nkeys `SO…`, `SA…`, `SA…`),
+   * made together with the nats-server configuration by `npm run nats-auth` (deploy/README.md).
+   * Required with NATS_URL and NATS_AUTH=jwt; the embedded default generates its own into
+   * DATA_DIR/secrets.json.
+   */
+  NATS_OPERATOR_SEED: optional.refine((v) => v === undefined || /^SO[A-Z2-7]{56}$/.test(v), 'an operator nkey seed (SO…, 58 characters)'),
+  NATS_SYSTEM_ACCOUNT_SEED: optional.refine((v) => v === undefined || /^SA[A-Z2-7]{56}$/.test(v), 'an account nkey seed (SA…, 58 characters)'),
+  NATS_ACCOUNT_SEED: optional.refine((v) => v === undefined || /^SA[A-Z2-7]{56}$/.test(v), 'an account nkey seed (SA…, 58 characters)'),
   /** S3-compatible endpoint; unset with no S3_BUCKET → local-disk blobs served by the coordinator. */
   S3_ENDPOINT: optionalUrl,
   /** Bucket for sources and outputs; setting it selects the S3 store. */
@@ -378,6 +394,9 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     throw new Error('invalid configuration: AGENT_LISTEN_PORT must differ from PORT (unset it to serve agent routes on PORT)');
   if ((chain || card) && !c.PAYMENT_CHALLENGE_SECRET)
     throw new Error('invalid configuration: PAYMENT_CHALLENGE_SECRET (>= 32 chars) is required when a payment rail is configured');
+  const natsSeeds = [c.NATS_OPERATOR_SEED, c.NATS_SYSTEM_ACCOUNT_SEED, c.NATS_ACCOUNT_SEED];
+  if (natsSeeds.some(Boolean) && !natsSeeds.every(Boolean))
+    throw new Error('invalid configuration: NATS_OPERATOR_SEED, NATS_SYSTEM_ACCOUNT_SEED and NATS_ACCOUNT_SEED go together (npm run nats-auth makes them)');
   const videoHost = videoHostOf(c, publicBaseUrl);
   return { ...c, publicBaseUrl, videoHost, contactEmail: c.CONTACT_EMAIL ?? defaultContactEmail(publicBaseUrl), billingEnabled: chain || card };
 }

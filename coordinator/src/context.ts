@@ -2,6 +2,7 @@ import type { Db } from './db/database.ts';
 import type { CoordinatorConfig } from './config.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import type { NatsAuthority } from './nats-auth/authority.ts';
 import type { Billing } from './payments/billing.ts';
 import type { BlobStore } from './storage/blob-store.ts';
 
@@ -18,4 +19,6 @@ export interface Ctx {
   notifyOutbox: () => void;
   /** Best effort: tells the agent holding `attemptId` to stop now (its next fenced call is refused anyway). */
   cancelAttempt: (attemptId: string) => void;
+  /** NATS decentralized auth (nats-auth/): signs agents' user JWTs and pushes revocations; null with NATS_AUTH=none. */
+  natsAuth: NatsAuthority | null;
 }

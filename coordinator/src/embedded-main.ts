@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { loadCoordinatorConfig } from './config.ts';
 import { localAgentAuth, startAgentChild, type AgentChild } from './embedded/agent-children.ts';
-import { startNatsServer, type NatsChild } from './embedded/nats-server.ts';
+import { startAuthenticatedNats, type NatsChild } from './embedded/nats-server.ts';
 import { ensurePrivateDir, keepNewFilesPrivate } from './lib/private-files.ts';
-import { loadOrCreateSecrets } from './embedded/secrets.ts';
+import { loadOrCreateNatsSeeds, loadOrCreateSecrets } from './embedded/secrets.ts';
 import { startCoordinator } from './server.ts';
 
 /**
@@ -18,9 +18,11 @@ const config = loadCoordinatorConfig();
 ensurePrivateDir(config.DATA_DIR);
 const secrets = loadOrCreateSecrets(config.DATA_DIR, { adminToken: config.ADMIN_TOKEN, urlSigningSecret: config.URL_SIGNING_SECRET });
 let nats: NatsChild | undefined;
-if (!config.NATS_URL) nats = await startNatsServer({ storeDir: join(config.DATA_DIR, 'nats') });
+// The embedded nats-server runs with authentication (docs/adr/0009): keys generated once into secrets.json.
+const natsSeeds = config.NATS_URL ? undefined : loadOrCreateNatsSeeds(config.DATA_DIR);
+if (natsSeeds) nats = await startAuthenticatedNats({ storeDir: join(config.DATA_DIR, 'nats'), seeds: natsSeeds });
 const natsUrl = config.NATS_URL ?? nats!.url;
-const coordinator = await startCoordinator(config, secrets, { natsUrl });
+const coordinator = await startCoordinator(config, secrets, { natsUrl, ...(natsSeeds && { natsAuth: natsSeeds }) });
 const agents: AgentChild[] = [];
 const target = { coordinatorUrl: coordinator.agentUrl, natsUrl };
 for (let i = 0; i < config.EMBEDDED_AGENTS; i++) {

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { cancelSubject } from '@cutroom/proto';
 import { buildAgentApp, buildApp } from './app.ts';
 import type { CoordinatorConfig } from './config.ts';
 import type { Ctx } from './context.ts';
@@ -16,6 +15,10 @@ import { ensureBootstrapOperator } from './operators/operator-auth.ts';
 import { startPublishWorker } from './publishing/publish-worker.ts';
 import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
+import { startCancelPublisher } from './dispatch/cancel-publisher.ts';
+import { createNatsAuthority, serviceAuthenticator } from './nats-auth/authority.ts';
+import { natsAuthSeedsOf } from './nats-auth/config.ts';
+import type { NatsAuthSeeds } from './nats-auth/keys.ts';
 
 export interface RunningCoordinator {
   app: FastifyInstance;
@@ -38,7 +41,8 @@ export async function startCoordinator(
   config: CoordinatorConfig,
   /** The first operator's token (ADMIN_TOKEN), and the URL-signing secret of local-disk blobs (its own secret; not needed with S3). */
   secrets: { adminToken?: string | undefined; urlSigningSecret?: string | undefined },
-  opts: { natsUrl: string; clock?: Clock; logger?: Logger },
+  /** `natsAuth`: the embedded default's generated seeds; otherwise they come from the config. */
+  opts: { natsUrl: string; natsAuth?: NatsAuthSeeds; clock?: Clock; logger?: Logger },
 ): Promise<RunningCoordinator> {
   const logger = opts.logger ?? createLogger(config.LOG_LEVEL);
   const clock = opts.clock ?? systemClock;
@@ -70,10 +74,20 @@ export async function startCoordinator(
       : null,
   });
   await blobs.ensureReady();
-  const nc = await connectNats(opts.natsUrl, 'cutroom-coordinator');
+  const seeds = natsAuthSeedsOf(config, opts.natsAuth);
+  const natsAuth = seeds ? createNatsAuthority(seeds, { db: database.db, natsUrl: opts.natsUrl, logger }) : null;
+  if (!natsAuth)
+    logger.warn('NATS_AUTH=none: agents connect to NATS without credentials and any client of the server can take or forge work (development only)');
+  const nc = await connectNats(opts.natsUrl, 'cutroom-coordinator', natsAuth ? await serviceAuthenticator(natsAuth.keys) : undefined, () => {
+    // A restarted server may have loaded an older account (its preload): push the revocations again.
+    natsAuth?.pushAccount().catch((err: unknown) => logger.error({ err }, 'pushing the NATS account after a reconnect failed'));
+  });
+  // Revocations recorded while the servers could not be told take effect now.
+  await natsAuth?.pushAccount();
   await ensureWorkStream(nc, { ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000), replicas: config.NATS_STREAM_REPLICAS });
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  const cancels = startCancelPublisher({ db: database.db, nc, logger });
   const ctx: Ctx = {
     db: database.db,
     blobs,
@@ -82,7 +96,8 @@ export async function startCoordinator(
     logger,
     billing: createBilling(config, clock, database.db),
     notifyOutbox: () => relay?.notify(),
-    cancelAttempt: (attemptId) => nc.publish(cancelSubject(attemptId)),
+    cancelAttempt: (attemptId) => cancels.cancel(attemptId),
+    natsAuth,
   };
   relay = startOutboxRelay({
     db: database.db,
@@ -147,6 +162,7 @@ export async function startCoordinator(
       await sweeper.stop();
       await progress.stop();
       await relay?.stop();
+      await cancels.stop();
       await nc.drain().catch(() => nc.close());
       await database.close();
     },

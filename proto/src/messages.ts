@@ -53,6 +53,21 @@ export type AgentControl = z.infer<typeof AgentControl>;
 export const RegisterResponse = z.object({ v, ok: z.literal(true), control: AgentControl });
 export type RegisterResponse = z.infer<typeof RegisterResponse>;
 
+/**
+ * After registering, an agent asks for its NATS user JWT (docs/adr/0009): it holds the key's seed,
+ * sends the public key, and gets a JWT scoped to the work kinds it registered and to its own
+ * subjects. `jwt` null: the coordinator runs NATS without authentication (NATS_AUTH=none). Added
+ * in protocol 1.2; `inbox_prefix` is what the agent's NATS client must use for replies.
+ */
+export const NatsCredentialRequest = z.object({
+  v,
+  agent_id: z.string().min(1).max(128),
+  public_key: z.string().regex(/^U[A-Z2-7]{55}$/, 'a NATS user public key (U…, 56 characters)'),
+});
+export type NatsCredentialRequest = z.infer<typeof NatsCredentialRequest>;
+export const NatsCredentialResponse = z.object({ v, jwt: z.string().nullable(), inbox_prefix: z.string() });
+export type NatsCredentialResponse = z.infer<typeof NatsCredentialResponse>;
+
 /** Enrollment: Authorization: Bearer <enrollment token>; the answer's token is this agent's own credential. */
 export const EnrollRequest = z.object({
   v,
@@ -393,6 +408,7 @@ export const AGENT_ROUTES = {
   enroll: '/internal/v1/agents/enroll',
   rotate: '/internal/v1/agents/rotate',
   register: '/internal/v1/agents/register',
+  natsCredential: '/internal/v1/agents/nats-credential',
   claim: '/internal/v1/claims',
   heartbeat: '/internal/v1/attempts/heartbeat',
   stage: '/internal/v1/attempts/stage',

@@ -1,13 +1,14 @@
 import fs from 'node:fs/promises';
 import type { Consumer } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { fromSeed } from '@nats-io/nkeys';
+import { connect, jwtAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import type { AgentCapabilities, AgentControl, WorkKind } from '@cutroom/proto';
 import { detectCapabilities, type DetectedCapabilities } from './capabilities/detect-capabilities.ts';
 import { handleWakeup } from './claim/handle-wakeup.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { AgentConfig } from './config.ts';
 import { type CoordinatorClient, createCoordinatorClient } from './coordinator-client.ts';
-import { loadOrEnroll, saveCredential } from './identity.ts';
+import { loadOrEnroll, saveCredential, type StoredCredential } from './identity.ts';
 import { AttemptAbortedError } from './errors.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { PIPELINES } from './pipelines/registry.ts';
@@ -74,7 +75,12 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
   const kinds = detected.capabilities.work_kinds;
   if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${describeMissing(detected.missing)}`);
 
-  const nc = await connect({ servers: config.natsUrl.split(','), name: `render-agent ${config.agentId}`, maxReconnectAttempts: -1 });
+  // NATS comes after registering: the coordinator signs this host's NATS user (docs/adr/0009).
+  let natsConnection: NatsConnection | undefined;
+  const nc: Pick<NatsConnection, 'subscribe' | 'publish'> = {
+    subscribe: (subject, opts) => natsConnection!.subscribe(subject, opts),
+    publish: (subject, payload, opts) => natsConnection!.publish(subject, payload, opts),
+  };
   // What operators set (drain, credential rotation), as the latest answer told it.
   let control: AgentControl = { state: 'active', rotate_credential: false };
   const isDrained = () => control.state === 'draining';
@@ -87,7 +93,7 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
       );
     control = next;
     if (next.rotate_credential && !rotating) {
-      rotating = rotateCredential(config, client, (t) => (token = t), logger, stopSignal).finally(() => (rotating = null));
+      rotating = rotateCredential(config, credential.nats_seed, client, (t) => (token = t), logger, stopSignal).finally(() => (rotating = null));
     }
   };
   const deps = { config, client, whisper: detected.whisper, host: detected.host, pipelines: PIPELINES, nc, logger, clock, stopSignal, onControl };
@@ -104,7 +110,9 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
     onControl((await client.register(detected.capabilities, stopSignal)).control);
     logger.info({ coordinator: config.coordinatorUrl, kinds }, 'registered');
     presence = clock.setInterval(() => void announce(), PRESENCE_INTERVAL_MS);
-    const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(nc, k, stopSignal, logger, clock).then((c) => [k, c] as const)));
+    natsConnection = await connectNats(config, credential, client, logger, stopSignal);
+    const conn = natsConnection;
+    const consumers = await Promise.all(kinds.map((k) => getWorkConsumer(conn, k, stopSignal, logger, clock).then((c) => [k, c] as const)));
     return new Map<WorkKind, Consumer>(consumers);
   })();
 
@@ -128,7 +136,7 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
         // The consumer may have been deleted and recreated by a restarting coordinator.
         logger.warn({ kind: f.kind, err: f.err.message }, 'pull failed; rebinding to the work consumer');
         await clock.sleep(1_000, stopSignal).catch(() => undefined);
-        if (!stopSignal.aborted) consumers.set(f.kind, await getWorkConsumer(nc, f.kind, stopSignal, logger, clock));
+        if (!stopSignal.aborted) consumers.set(f.kind, await getWorkConsumer(natsConnection!, f.kind, stopSignal, logger, clock));
       }
       if (!msg) continue;
       try {
@@ -162,7 +170,7 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
         stopController.abort(new AttemptAbortedError('shutdown', 'agent stopping'));
         if (presence) clock.clearInterval(presence);
         await done.catch(() => undefined);
-        await nc.drain().catch(() => nc.close());
+        await natsConnection?.drain().catch(() => natsConnection?.close());
         logger.info('stopped');
       })();
       return stopping;
@@ -183,6 +191,7 @@ function describeMissing(missing: DetectedCapabilities['missing']): string {
  */
 async function rotateCredential(
   config: AgentConfig,
+  natsSeed: string | undefined,
   client: CoordinatorClient,
   use: (token: string) => void,
   logger: Logger,
@@ -190,10 +199,49 @@ async function rotateCredential(
 ): Promise<void> {
   try {
     const next = await client.rotate(signal);
-    await saveCredential(config.credentialFile, { agent_id: next.agent_id, token: next.token, coordinator_url: config.coordinatorUrl });
+    await saveCredential(config.credentialFile, {
+      agent_id: next.agent_id,
+      token: next.token,
+      coordinator_url: config.coordinatorUrl,
+      ...(natsSeed && { nats_seed: natsSeed }),
+    });
     use(next.token);
     logger.info({ previous_expires_at: next.previous_expires_at }, 'credential rotated');
   } catch (err) {
     if (!signal.aborted) logger.warn({ err: (err as Error).message }, 'credential rotation failed; the next announcement asks again');
   }
+}
+
+/**
+ * Connects to NATS as this host's own user: the coordinator signs a JWT for the key in the
+ * credential file (scoped to the kinds just registered and to this agent's subjects), and replies
+ * come to this agent's own inbox prefix. A coordinator running NATS without authentication answers
+ * no JWT, and the connection carries none.
+ */
+async function connectNats(
+  config: AgentConfig,
+  credential: StoredCredential,
+  client: CoordinatorClient,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<NatsConnection> {
+  const seed = credential.nats_seed;
+  if (!seed) throw new Error('the credential file has no NATS key (nats_seed)');
+  const publicKey = fromSeed(new TextEncoder().encode(seed)).getPublicKey();
+  const granted = await client.natsCredential({ v: 1, agent_id: config.agentId, public_key: publicKey }, signal);
+  const nc = await connect({
+    servers: config.natsUrl.split(','),
+    name: `render-agent ${config.agentId}`,
+    maxReconnectAttempts: -1,
+    inboxPrefix: granted.inbox_prefix,
+    ...(granted.jwt && { authenticator: jwtAuthenticator(granted.jwt, new TextEncoder().encode(seed)) }),
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      // Revoked (retired, credentials revoked, or the key replaced): the server refuses this host from now on.
+      if (s.type === 'error') logger.error({ err: (s as { error?: Error }).error?.message }, 'NATS refused this agent');
+    }
+  })();
+  logger.info({ authenticated: Boolean(granted.jwt), public_key: publicKey }, 'connected to NATS');
+  return nc;
 }

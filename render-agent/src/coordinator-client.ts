@@ -3,6 +3,7 @@ import {
   ClaimResponse,
   EnrollResponse,
   HeartbeatResponse,
+  NatsCredentialResponse,
   RegisterResponse,
   RotateResponse,
   StaleAttempt,
@@ -12,6 +13,7 @@ import {
   type EnrollRequest,
   type FailRequest,
   type Fence,
+  type NatsCredentialRequest,
   type StageRequest,
 } from '@cutroom/proto';
 import type { z } from 'zod';
@@ -119,6 +121,9 @@ export function createCoordinatorClient(opts: CoordinatorClientOptions) {
     /** Announces capabilities; retried until the coordinator answers (it may start after us). */
     register: (caps: AgentCapabilities, signal?: AbortSignal) =>
       withRetry(AGENT_ROUTES.register, { tries: Infinity }, signal, () => post(AGENT_ROUTES.register, caps, RegisterResponse, signal)),
+    /** This host's NATS user JWT for the key it holds (after register); retried until the coordinator answers. */
+    natsCredential: (req: NatsCredentialRequest, signal?: AbortSignal) =>
+      withRetry(AGENT_ROUTES.natsCredential, { tries: Infinity }, signal, () => post(AGENT_ROUTES.natsCredential, req, NatsCredentialResponse, signal)),
     /** One re-announcement (presence); the next tick tries again, so no retry here. */
     announce: (caps: AgentCapabilities, signal?: AbortSignal) => post(AGENT_ROUTES.register, caps, RegisterResponse, signal),
     /** Trades a one-use enrollment token for this host's own credential; retried while the coordinator is unreachable. */

@@ -1,13 +1,24 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createUser } from '@nats-io/nkeys';
 import { z } from 'zod';
 import type { AgentConfig } from './config.ts';
 import type { CoordinatorClient } from './coordinator-client.ts';
 import type { Logger } from './logger.ts';
 
 /** What AGENT_CREDENTIAL_FILE holds. */
-export const StoredCredential = z.object({ agent_id: z.string().min(1), token: z.string().min(1), coordinator_url: z.string(), saved_at: z.string() });
+export const StoredCredential = z.object({
+  agent_id: z.string().min(1),
+  token: z.string().min(1),
+  coordinator_url: z.string(),
+  saved_at: z.string(),
+  /** The seed of this host's NATS user key (docs/adr/0009); made on the first start that lacks one. */
+  nats_seed: z
+    .string()
+    .regex(/^SU[A-Z2-7]{56}$/)
+    .optional(),
+});
 export type StoredCredential = z.infer<typeof StoredCredential>;
 
 export async function readCredential(file: string): Promise<StoredCredential | null> {
@@ -24,6 +35,9 @@ export async function readCredential(file: string): Promise<StoredCredential | n
 }
 
 /** Written to a temporary file then renamed: a crash never leaves half a credential. */
+/** A new NATS user key's seed: it never leaves this host (the coordinator signs a JWT for its public key). */
+export const newNatsSeed = (): string => new TextDecoder().decode(createUser().getSeed());
+
 export async function saveCredential(file: string, cred: Omit<StoredCredential, 'saved_at'>): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -40,14 +54,22 @@ export async function loadOrEnroll(config: AgentConfig, client: CoordinatorClien
   if (stored) {
     if (stored.agent_id !== config.agentId)
       logger.info({ agent_id: stored.agent_id, configured: config.agentId }, 'using the enrolled name from the credential file');
-    return stored;
+    if (stored.nats_seed) return stored;
+    // A credential from before NATS keys: the key is made once and kept with it.
+    await saveCredential(config.credentialFile, { ...stored, nats_seed: newNatsSeed() });
+    return (await readCredential(config.credentialFile))!;
   }
   if (!config.enrollmentToken)
     throw new Error(
       `no credential at ${config.credentialFile} and no AGENT_ENROLLMENT_TOKEN: ask an operator for an enrollment token (admin console → Farm → Add a host)`,
     );
   const enrolled = await client.enroll(config.enrollmentToken, { v: 1, agent_id: config.agentId, hostname: os.hostname() }, signal);
-  await saveCredential(config.credentialFile, { agent_id: enrolled.agent_id, token: enrolled.token, coordinator_url: config.coordinatorUrl });
+  await saveCredential(config.credentialFile, {
+    agent_id: enrolled.agent_id,
+    token: enrolled.token,
+    coordinator_url: config.coordinatorUrl,
+    nats_seed: newNatsSeed(),
+  });
   logger.info({ enrolled_as: enrolled.agent_id, tags: enrolled.tags, credential_file: config.credentialFile }, 'enrolled');
   return (await readCredential(config.credentialFile))!;
 }

@@ -1,3 +1,5 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsAuthSeeds } from '../../coordinator/src/nats-auth/keys.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +34,10 @@ export interface Stack {
   coordinatorEnv: Record<string, string>;
   api: ApiClient;
   natsUrl: string;
+  /** A NATS connection as a service-account user (every permission), for tests that look at the stream. */
+  connectNats(): Promise<NatsConnection>;
+  /** The seeds the stack's nats-server trusts. */
+  natsAuth: NatsAuthSeeds;
   /** The first operator's token (the admin API and console). */
   adminToken: string;
   agents: AgentChild[];
@@ -116,6 +122,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     DATA_DIR: dataDir,
     DATABASE_URL: pg.url,
     NATS_URL: nats.url,
+    // The stack's nats-server trusts these (test/fixtures/nats.ts): NATS runs with auth as in production.
+    NATS_OPERATOR_SEED: nats.auth.operatorSeed,
+    NATS_SYSTEM_ACCOUNT_SEED: nats.auth.systemAccountSeed,
+    NATS_ACCOUNT_SEED: nats.auth.accountSeed,
     LEASE_MS: String(opts.leaseMs ?? 30_000),
     SWEEP_INTERVAL_MS: String(opts.sweepMs ?? 1000),
     LOG_LEVEL: 'warn',
@@ -164,6 +174,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     coordinatorEnv,
     api: apiClient(coordinator.url),
     natsUrl: nats.url,
+    connectNats: nats.connect,
+    natsAuth: nats.auth,
     adminToken,
     agents,
     s3,

@@ -64,6 +64,24 @@ export const agentCredentials = pgTable(
 );
 
 /**
+ * The NATS user keys agents registered (nats-auth/, docs/adr/0009): the agent holds the seed, the
+ * coordinator signs a user JWT for the public key. A revoked key goes into the account JWT's
+ * revocation list, which nats-server enforces (and closes the key's open connections) once pushed.
+ * An agent has one live key; registering another revokes the old one.
+ */
+export const agentNatsKeys = pgTable(
+  'agent_nats_keys',
+  {
+    publicKey: text('public_key').primaryKey(),
+    agentId: text('agent_id').notNull(),
+    kinds: text('kinds').array().notNull().default(sql`'{}'::text[]`),
+    issuedAt: ts('issued_at').notNull(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [index('agent_nats_keys_agent_idx').on(t.agentId)],
+);
+
+/**
  * When an operator last cleared an agent's block for a job type: its failures of that type before
  * this no longer count (operators/blocklist.ts).
  */

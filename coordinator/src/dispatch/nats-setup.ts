@@ -1,14 +1,23 @@
-import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import { connect, nanos, type Authenticator, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, RetentionPolicy, StorageType, jetstreamManager } from '@nats-io/jetstream';
 import { WORK_KINDS, WORK_STREAM, WORK_SUBJECT_PREFIX, workConsumerName, workSubject } from '@cutroom/proto';
 
-/** `url`: one server, or a cluster's servers separated by commas (the client fails over between them). */
-export async function connectNats(url: string, name: string): Promise<NatsConnection> {
+/**
+ * `url`: one server, or a cluster's servers separated by commas (the client fails over between
+ * them). `authenticator`: the coordinator's user (nats-auth/); `onReconnect` runs after each
+ * reconnection.
+ */
+export async function connectNats(url: string, name: string, authenticator?: Authenticator, onReconnect?: () => void): Promise<NatsConnection> {
   const servers = url
     .split(',')
     .map((u) => u.trim())
     .filter(Boolean);
-  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000 });
+  const nc = await connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1000, ...(authenticator && { authenticator }) });
+  if (onReconnect)
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === 'reconnect') onReconnect();
+    })();
+  return nc;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newNatsAuthSeeds, type NatsAuthSeeds } from '../nats-auth/keys.ts';
 
 export interface EmbeddedSecrets {
   /** The first operator's token (the admin console's log-in). */
@@ -9,7 +10,7 @@ export interface EmbeddedSecrets {
 }
 
 /** What secrets.json holds: the secrets above and, once publishing was used, the token encryption key. */
-type StoredSecrets = Partial<EmbeddedSecrets> & { tokenEncryptionKey?: string };
+type StoredSecrets = Partial<EmbeddedSecrets> & { tokenEncryptionKey?: string; nats?: NatsAuthSeeds };
 
 function readStored(file: string): StoredSecrets {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as StoredSecrets) : {};
@@ -48,4 +49,19 @@ export function loadOrCreateTokenKey(dataDir: string): string {
   const key = randomBytes(32).toString('base64');
   writeFileSync(file, JSON.stringify({ ...stored, tokenEncryptionKey: key }), { mode: 0o600 });
   return key;
+}
+
+/**
+ * The NATS operator and account seeds of the embedded nats-server (docs/adr/0009), generated once
+ * and kept in the same file: the server's configuration is written from them at every start, and
+ * the revocations it holds were signed by them.
+ */
+export function loadOrCreateNatsSeeds(dataDir: string): NatsAuthSeeds {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, 'secrets.json');
+  const stored = readStored(file);
+  if (stored.nats) return stored.nats;
+  const nats = newNatsAuthSeeds();
+  writeFileSync(file, JSON.stringify({ ...stored, nats }), { mode: 0o600 });
+  return nats;
 }

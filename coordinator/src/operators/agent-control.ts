@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { type AgentControlState, agents } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { recordAction } from './audit.ts';
-import { checkTags, revokeAgentCredentials } from './enrollment.ts';
+import { checkTags, pushRevocations, revokeAgentCredentials } from './enrollment.ts';
 import type { Operator } from './operator-auth.ts';
 
 /**
@@ -29,6 +29,7 @@ export async function setAgentState(ctx: Ctx, by: Operator, agentId: string, to:
     await recordAction(tx, { operator: by.name, action: ACTION[to], targetKind: 'agent', targetId: agentId, detail, now });
   });
   ctx.logger.info({ agent_id: agentId, operator: by.name, state: to }, `agent ${ACTION[to]}`);
+  if (to === 'retired') await pushRevocations(ctx);
 }
 
 const ACTION: Record<AgentControlState, string> = { active: 'agent.resume', draining: 'agent.drain', retired: 'agent.retire' };
@@ -62,11 +63,13 @@ export async function requestRotation(ctx: Ctx, by: Operator, agentId: string): 
 /** Revokes every credential of an agent now (a stolen host): it must be enrolled again. */
 export async function revokeCredentials(ctx: Ctx, by: Operator, agentId: string): Promise<number> {
   const now = ctx.clock.now();
-  return ctx.db.transaction(async (tx) => {
-    const n = await revokeAgentCredentials(tx, agentId, now);
-    await recordAction(tx, { operator: by.name, action: 'agent.revoke_credentials', targetKind: 'agent', targetId: agentId, detail: { revoked: n }, now });
-    return n;
+  const n = await ctx.db.transaction(async (tx) => {
+    const revoked = await revokeAgentCredentials(tx, agentId, now);
+    await recordAction(tx, { operator: by.name, action: 'agent.revoke_credentials', targetKind: 'agent', targetId: agentId, detail: { revoked }, now });
+    return revoked;
   });
+  await pushRevocations(ctx);
+  return n;
 }
 
 /** What an agent is told in answer to its announcements and refused claims. */

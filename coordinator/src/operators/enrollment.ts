@@ -7,6 +7,7 @@ import { agentCredentials, agents, enrollmentTokens } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
 import { hashToken } from '../lib/tokens.ts';
+import { revokeAgentNatsKeys } from '../nats-auth/agent-keys.ts';
 import { recordAction } from './audit.ts';
 import type { Operator } from './operator-auth.ts';
 import { TAG_PATTERN } from './routing-tags.ts';
@@ -128,7 +129,7 @@ export async function revokeEnrollment(ctx: Ctx, by: Operator, id: string): Prom
 export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: EnrollRequest): Promise<EnrollResponse> {
   const now = ctx.clock.now();
   const credential = newAgentCredential();
-  return ctx.db.transaction(async (tx) => {
+  const enrolled = await ctx.db.transaction(async (tx) => {
     const [tokenRow] = await tx
       .select()
       .from(enrollmentTokens)
@@ -167,8 +168,21 @@ export async function enrollAgent(ctx: Ctx, enrollmentToken: string, req: Enroll
       now,
     });
     ctx.logger.info({ agent_id: agentId, hostname: req.hostname, tags: tokenRow.tags }, 'agent enrolled');
-    return { v: 1, agent_id: agentId, token: credential, tags: tokenRow.tags };
+    return { v: 1 as const, agent_id: agentId, token: credential, tags: tokenRow.tags };
   });
+  // A host enrolled under a name that had one (a replacement): the old host's NATS key is refused from now on.
+  await pushRevocations(ctx);
+  return enrolled;
+}
+
+/**
+ * After a commit that revoked NATS keys: the servers are told now. A failure is logged, not
+ * thrown (the revocation is recorded; every coordinator start and NATS reconnection pushes again).
+ */
+export async function pushRevocations(ctx: Ctx): Promise<void> {
+  await ctx.natsAuth
+    ?.pushAccount()
+    .catch((err: unknown) => ctx.logger.error({ err }, 'pushing NATS revocations failed: retried at the next start or reconnection'));
 }
 
 /**
@@ -197,8 +211,13 @@ export async function rotateCredential(ctx: Ctx, agentId: string, credentialId: 
   return { v: 1, agent_id: agentId, token: credential, previous_expires_at: graceUntil.toISOString() };
 }
 
-/** Every credential of an agent stops working now (retire, or an operator's revoke). */
+/**
+ * Every credential of an agent stops working now (retire, an operator's revoke, a replacing
+ * enrollment): its bearer credentials and its NATS keys (the caller pushes the revocations to the
+ * servers after its commit: pushRevocations).
+ */
 export async function revokeAgentCredentials(tx: Tx, agentId: string, now: Date): Promise<number> {
+  await revokeAgentNatsKeys(tx, agentId, now);
   const rows = await tx
     .update(agentCredentials)
     .set({ revokedAt: now })

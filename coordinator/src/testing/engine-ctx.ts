@@ -8,6 +8,7 @@ import { agents, jobs, type JobRow } from '../db/schema.ts';
 import { createManualClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
 import { createBilling } from '../payments/billing.ts';
+import { natsAuthKeys, newNatsAuthSeeds } from '../nats-auth/keys.ts';
 import { LocalBlobStore } from '../storage/local-blob-store.ts';
 import { pgliteTemplate } from './pglite-template.ts';
 import { eq } from 'drizzle-orm';
@@ -15,7 +16,7 @@ import { eq } from 'drizzle-orm';
 export type EngineCtx = Ctx & {
   clock: ReturnType<typeof createManualClock>;
   /** How often the outbox relay was woken, and which attempts were told to stop. */
-  notified: { outbox: number; cancelled: string[] };
+  notified: { outbox: number; cancelled: string[]; natsPushes: number };
   close(): Promise<void>;
 };
 
@@ -39,7 +40,7 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
     clock: () => clock.now().getTime(),
   });
   await blobs.ensureReady();
-  const notified = { outbox: 0, cancelled: [] as string[] };
+  const notified = { outbox: 0, cancelled: [] as string[], natsPushes: 0 };
   return {
     db: database.db,
     blobs,
@@ -49,6 +50,8 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
     billing: createBilling(config, clock, database.db),
     notifyOutbox: () => void notified.outbox++,
     cancelAttempt: (id) => void notified.cancelled.push(id),
+    // Real keys (JWTs are signed and can be decoded); no server to push to: the pushes are counted.
+    natsAuth: { keys: natsAuthKeys(newNatsAuthSeeds()), pushAccount: async () => void notified.natsPushes++ },
     notified,
     async close() {
       await database.close();

@@ -50,6 +50,7 @@ function setup(claim: () => Promise<ClaimResponse>, run: Pipeline<'transcribe'>[
   const client = {
     register: vi.fn(),
     announce: vi.fn(),
+    natsCredential: vi.fn(),
     claim: vi.fn(claim),
     heartbeat: vi.fn(async () => ok),
     stage: vi.fn(),
@@ -144,7 +145,7 @@ describe('handleWakeup', () => {
     const fence = { v: 1, job_id: jobId, attempt_id: attemptId, agent_id: 'agent-1' };
     expect(run).toHaveBeenCalledWith(assignment, expect.any(AbortSignal), expect.objectContaining({ fence, clock }));
     expect(seen?.logger.bindings()).toMatchObject({ job_id: jobId, attempt_id: attemptId });
-    expect(nc.subscribe).toHaveBeenCalledWith(cancelSubject(attemptId), expect.anything());
+    expect(nc.subscribe).toHaveBeenCalledWith(cancelSubject('agent-1', attemptId), expect.anything());
     expect(client.heartbeat).toHaveBeenCalledExactlyOnceWith(fence);
     expect(msg.working).toHaveBeenCalledOnce();
     expect(msg.ack).toHaveBeenCalledOnce();

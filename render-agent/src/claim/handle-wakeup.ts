@@ -94,7 +94,7 @@ async function runAttempt(a: Assignment, msg: JsMsg, deps: WakeupDeps): Promise<
     heartbeat: () => deps.client.heartbeat(fence),
     working: () => msg.working(),
     subscribeCancel: (onCancel) => {
-      const sub = deps.nc.subscribe(cancelSubject(a.attempt_id), { callback: () => onCancel() });
+      const sub = deps.nc.subscribe(cancelSubject(deps.config.agentId, a.attempt_id), { callback: () => onCancel() });
       return () => sub.unsubscribe();
     },
     abort: (reason) => attempt.abort(reason),

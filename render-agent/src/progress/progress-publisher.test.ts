@@ -19,7 +19,7 @@ describe('createProgressPublisher', () => {
     pub.report('transcribing', 0.1);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({
-      subject: progressSubject(fence.job_id),
+      subject: progressSubject(fence.agent_id, fence.job_id),
       event: { stage: 'transcribing', fraction: 0.1, attempt_id: fence.attempt_id, at: '2026-01-01T00:00:00.000Z' },
     });
   });

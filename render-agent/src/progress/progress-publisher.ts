@@ -25,7 +25,7 @@ export interface ProgressPublisher {
 /** Coalesces progress per attempt: newest wins, at most one publish per interval, last one always sent. */
 export function createProgressPublisher(o: ProgressPublisherOptions): ProgressPublisher {
   const intervalMs = o.intervalMs ?? 1000;
-  const subject = progressSubject(o.fence.job_id);
+  const subject = progressSubject(o.fence.agent_id, o.fence.job_id);
   let pending: ProgressEvent | null = null;
   let lastSentAt = Number.NEGATIVE_INFINITY;
   let timer: TimerHandle | null = null;

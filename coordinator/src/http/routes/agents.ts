@@ -1,8 +1,19 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AGENT_ROUTES, AgentCapabilities, ClaimRequest, CompleteRequest, EnrollRequest, FailRequest, Fence, StageRequest } from '@cutroom/proto';
+import {
+  AGENT_ROUTES,
+  AgentCapabilities,
+  ClaimRequest,
+  CompleteRequest,
+  EnrollRequest,
+  FailRequest,
+  Fence,
+  NatsCredentialRequest,
+  StageRequest,
+} from '@cutroom/proto';
 import type { Ctx } from '../../context.ts';
 import { completeAttempt, failAttempt, heartbeat, reportStage } from '../../agents/attempts.ts';
 import { claimJob } from '../../agents/claim.ts';
+import { natsCredential } from '../../agents/nats-credential.ts';
 import { registerAgent } from '../../agents/register.ts';
 import { AppError } from '../../lib/app-error.ts';
 import { type AgentIdentity, authenticateAgent } from '../../operators/agent-auth.ts';
@@ -51,6 +62,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ct
   app.post(AGENT_ROUTES.register, { schema: { ...hide, body: AgentCapabilities } }, async (req) => {
     same(req, req.body.agent_id);
     return registerAgent(ctx, req.body);
+  });
+  app.post(AGENT_ROUTES.natsCredential, { schema: { ...hide, body: NatsCredentialRequest } }, async (req) => {
+    same(req, req.body.agent_id);
+    return natsCredential(ctx, req.body);
   });
   app.post(AGENT_ROUTES.claim, { schema: { ...hide, body: ClaimRequest } }, async (req) => {
     same(req, req.body.agent_id);
