@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
-import { natsAuthKeys } from '../coordinator/src/nats-auth/keys.ts';
+import { natsAuthKeys, newNatsAuthSeeds } from '../coordinator/src/nats-auth/keys.ts';
 import { ensureBootstrapOperator } from '../coordinator/src/operators/operator-auth.ts';
 import { startTestApp } from '../coordinator/src/testing/test-app.ts';
 import { AgentConfig, loadAgentConfig } from '../render-agent/src/config.ts';
@@ -88,8 +88,11 @@ it('the deploy tools are installed (bash scripts/ensure-deploy-tools.sh)', () =>
 
 describe('the settings checks themselves', () => {
   it('tell a made-up name from a real one, for both processes', () => {
-    const base = { NATS_URL: 'nats://n:4222', S3_BUCKET: 'b' };
+    const seeds = newNatsAuthSeeds();
+    const nats = { NATS_OPERATOR_SEED: seeds.operatorSeed, NATS_SYSTEM_ACCOUNT_SEED: seeds.systemAccountSeed, NATS_ACCOUNT_SEED: seeds.accountSeed };
+    const base = { NATS_URL: 'nats://n:4222', S3_BUCKET: 'b', ...nats };
     expect(() => checkCoordinatorEnv({ ...base, LEASE_MS: '30000' }, 'known')).not.toThrow();
+    expect(() => checkCoordinatorEnv({ NATS_URL: 'nats://n:4222', S3_BUCKET: 'b' }, 'no NATS seeds')).toThrow(/NATS_OPERATOR_SEED/);
     expect(() => checkCoordinatorEnv({ ...base, NOT_A_SETTING: 'x' }, 'made up')).toThrow(/NOT_A_SETTING/);
     expect(agentNames.has('COORDINATOR_URL') && agentNames.has('LLM_MODEL') && agentNames.has('AGENT_CREDENTIAL_FILE')).toBe(true);
     expect(() => checkAgentEnv({ COORDINATOR_URL: 'http://c:8081', NATS_URL: 'nats://n:4222', AGENT_TOKEN: 'x' }, 'old name')).toThrow(/AGENT_TOKEN/);
