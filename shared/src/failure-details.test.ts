@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DECODE_STEPS, FAILURE_DETAILS, FailureDetail, renderFailureDetail, reportedFailureMessage } from './failure-details.ts';
+import { DecodeStep, FAILURE_DETAILS, FailureDetail, renderFailureDetail, reportedFailureMessage } from './failure-details.ts';
 import { AgentFailureCode, FAILURES } from './failures.ts';
 
 /** One valid detail of every code, with what the caller reads for it (the agent's wording before issue 23, less tool text). */
@@ -38,10 +38,7 @@ const EXAMPLES: [FailureDetail, string][] = [
     { code: 'ends_past_video', params: { segment: 2, end_seconds: 12.5, video_seconds: 10 } },
     "segment 2 (the caller's label) ends at 12.5 s but the parent's video is only 10.000 s long",
   ],
-  [
-    { code: 'ends_past_video', params: { end_seconds: 75, video_seconds: 60.04 } },
-    "the clip ends at 75 s but the parent's video is only 60.040 s long",
-  ],
+  [{ code: 'ends_past_video', params: { end_seconds: 75, video_seconds: 60.04 } }, "the clip ends at 75 s but the parent's video is only 60.040 s long"],
   [
     { code: 'subject_not_found', params: { found: ['s1', 's2'] } },
     'subject_id s7 was not found in this clip; subjects found: s1, s2 (run subject=auto and read the subjects output)',
@@ -62,8 +59,8 @@ describe('failure details: the only things an agent can make a caller read', () 
       expect(renderFailureDetail(fits(d), d, request)).toBe(sentence);
       expect(reportedFailureMessage(fits(d), d, request)).toBe(sentence);
     }
-    for (const step of Object.keys(DECODE_STEPS)) {
-      expect(renderFailureDetail('media_invalid', { code: 'undecodable', params: { step } } as FailureDetail, {})).toMatch(/could not be decoded/);
+    for (const step of DecodeStep.options) {
+      expect(renderFailureDetail('media_invalid', { code: 'undecodable', params: { step } }, {})).toMatch(/could not be decoded/);
     }
   });
 

@@ -14,31 +14,41 @@ import { LIMITS } from './limits.ts';
  */
 
 /** A container format as ffprobe names it (`mov,mp4,m4a,3gp,3g2,mj2`, `png_pipe`). */
-const FormatName = z.string().regex(/^[a-z0-9_,]{1,40}$/);
+export const FormatName = z.string().regex(/^[a-z0-9_,]{1,40}$/);
 /** A subject id as detection writes it (render-agent reframe/track.ts: `s1`, `s2` …). */
 const DetectedSubjectId = z.string().regex(/^s[1-9][0-9]{0,3}$/);
 /** Seconds of media: a long upload is hours; ten days is beyond anything a job can hold. */
 const Seconds = z.number().min(0).max(864_000);
 
-/**
- * The ffmpeg step a decode failed in, as the sentence names it. The pass steps are the cut
- * pipelines' ffmpeg runs (render-agent executors/ffmpeg-pass.ts); the rest have their own wording.
- */
-export const DECODE_STEPS = {
-  audio_extraction: 'the audio in the uploaded file could not be decoded',
-  transcription: 'the audio could not be decoded',
-  subject_detection: 'the video could not be decoded for subject detection',
-  measuring_loudness: 'the source could not be decoded while measuring the loudness',
-  measuring_clip_loudness: 'the source could not be decoded while measuring the loudness of the clip',
-  joining_clip: 'the source could not be decoded while joining the parts of the clip',
-  encoding_clip: 'the source could not be decoded while encoding the clip',
-  encoding_vertical_clip: 'the source could not be decoded while encoding the vertical clip',
-} as const;
-export const DecodeStep = z.enum(Object.keys(DECODE_STEPS) as [keyof typeof DECODE_STEPS, ...(keyof typeof DECODE_STEPS)[]]);
+/** The cut pipelines' ffmpeg passes (render-agent executors/ffmpeg-pass.ts), by what each is doing. */
+export const PassStep = z.enum(['measuring_loudness', 'measuring_clip_loudness', 'joining_clip', 'encoding_clip', 'encoding_vertical_clip']);
+export type PassStep = z.infer<typeof PassStep>;
+export const PASS_STEPS: Readonly<Record<PassStep, string>> = {
+  measuring_loudness: 'measuring the loudness',
+  measuring_clip_loudness: 'measuring the loudness of the clip',
+  joining_clip: 'joining the parts of the clip',
+  encoding_clip: 'encoding the clip',
+  encoding_vertical_clip: 'encoding the vertical clip',
+};
+
+/** The step a decode failed in: one of the passes, or a step with its own wording. */
+export const DecodeStep = z.enum(['audio_extraction', 'transcription', 'subject_detection', ...PassStep.options]);
 export type DecodeStep = z.infer<typeof DecodeStep>;
 
+const isPassStep = (step: DecodeStep): step is PassStep => PassStep.safeParse(step).success;
+
+/** The sentence of a failed decode. */
+export function decodeFailureText(step: DecodeStep): string {
+  if (isPassStep(step)) return `the source could not be decoded while ${PASS_STEPS[step]}`;
+  return {
+    audio_extraction: 'the audio in the uploaded file could not be decoded',
+    transcription: 'the audio could not be decoded',
+    subject_detection: 'the video could not be decoded for subject detection',
+  }[step];
+}
+
 /** The accepted upload formats, as the caller knows them (shared/src/media-types.ts; the agent's demuxer list). */
-export const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, M4A, OGG/Opus, FLAC, AAC, WebM, MP4, MOV, MKV or AVI';
+const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, M4A, OGG/Opus, FLAC, AAC, WebM, MP4, MOV, MKV or AVI';
 
 const NOT_MEDIA = 'the uploaded file is not audio or video that ffprobe can read';
 
@@ -117,7 +127,7 @@ export const FAILURE_DETAILS: { readonly [C in FailureDetailCode]: Entry<C> } = 
     failure: 'media_invalid',
     render: () => 'the uploaded file is cut short: its audio ends before the length its header declares; upload the whole file',
   },
-  undecodable: { failure: 'media_invalid', render: ({ step }) => DECODE_STEPS[step] },
+  undecodable: { failure: 'media_invalid', render: ({ step }) => decodeFailureText(step) },
   no_audio: {
     failure: 'media_no_audio',
     render: ({ has_video }) => `the uploaded ${has_video ? 'video' : 'file'} has no audio stream, so there is nothing to transcribe`,

@@ -214,7 +214,15 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
       expect(other.job).toMatchObject({ status: 'failed', errorMessage: 'the media could not be read' });
       // What the HTTP route parses (FailRequest): an unknown or free-text detail is dropped, not refused.
       for (const detail of [{ code: 'format_refused', params: { detected: lure } }, { code: 'newer_agents_code', params: {} }, lure]) {
-        const body = FailRequest.parse({ v: 1, job_id: crypto.randomUUID(), attempt_id: crypto.randomUUID(), agent_id: 'a', code: 'media_invalid', message: lure, detail });
+        const body = FailRequest.parse({
+          v: 1,
+          job_id: crypto.randomUUID(),
+          attempt_id: crypto.randomUUID(),
+          agent_id: 'a',
+          code: 'media_invalid',
+          message: lure,
+          detail,
+        });
         const { job } = await failWith({ detail: body.detail });
         expect(job).toMatchObject({ status: 'failed', errorMessage: 'the media could not be read' });
       }

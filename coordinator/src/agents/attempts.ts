@@ -228,13 +228,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
  * retryable one out of attempts, fail it, refunded. Null when the attempt no longer holds the job.
  * `message` goes to the attempt row (operators) and the log; the caller reads callerFailureMessage.
  */
-async function endWithFailure(
-  ctx: Ctx,
-  f: Fence,
-  code: FailureCode,
-  message: string,
-  detail?: FailureDetail,
-): Promise<'requeued' | 'failed' | null> {
+async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: string, detail?: FailureDetail): Promise<'requeued' | 'failed' | null> {
   const now = ctx.clock.now();
   let parent: string | null = null;
   const outcome = await ctx.db.transaction(async (tx) => {

@@ -307,7 +307,10 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
     const labelled = await createJobCall(ctx, c, {
       job_type: 'extract_clip',
       source_job_id: parent,
-      segments: [{ start: 0, end: 1 }, { start: 3, end: 4, label: 'the punchline' }],
+      segments: [
+        { start: 0, end: 1 },
+        { start: 3, end: 4, label: 'the punchline' },
+      ],
       include_transcript: false,
     });
     await processCall(ctx, c, labelled.value.job_id);
