@@ -190,6 +190,8 @@ describe('subject_id', () => {
     expect(err).toBeInstanceOf(PipelineError);
     expect(err).toMatchObject({ code: 'media_invalid' });
     expect((err as Error).message).toBe('subject_id s7 was not found in this clip; subjects found: s1 (run subject=auto and read the subjects output)');
+    // The caller's subject id is not a parameter: the coordinator repeats it from the job.
+    expect(err).toMatchObject({ detail: { code: 'subject_not_found', params: { found: ['s1'] } } });
   });
 
   it('centers on the named subject and reports it', async () => {

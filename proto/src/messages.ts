@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FailureDetail } from '@cutroom/shared/failure-details';
 import { AgentFailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { VerticalProfile } from '@cutroom/shared/clips/profiles';
@@ -395,7 +396,19 @@ export type CompleteRequest = z.infer<typeof CompleteRequest>;
 export const FailureCode = AgentFailureCode;
 export type FailureCode = AgentFailureCode;
 
-export const FailRequest = Fence.extend({ code: AgentFailureCode, message: z.string().max(2000) });
+/**
+ * A failed attempt. `message` is the agent's own account (tool output included, no local path):
+ * it goes to the attempt row operators read and to the logs, never to the caller. What the caller
+ * reads comes from `detail`, an entry of the closed catalogue in shared/src/failure-details.ts that
+ * the coordinator renders; without one (older agents), or with one that does not fit the code, a
+ * user-blamed code gets its generic sentence. A detail this coordinator cannot read (a newer
+ * agent's, or out of bounds) is dropped, not refused, like `stats`: a failure is never lost to it.
+ */
+export const FailRequest = Fence.extend({
+  code: AgentFailureCode,
+  message: z.string().max(2000),
+  detail: FailureDetail.optional().catch(undefined),
+});
 export type FailRequest = z.infer<typeof FailRequest>;
 
 /** Body of a refused fenced call (HTTP 409): the agent must stop the attempt at once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyFailure, hideLocalPaths, PipelineError, storableMessage } from './errors.ts';
+import { classifyFailure, hideLocalPaths, inputFailure, PipelineError, storableMessage } from './errors.ts';
 
 describe('failure messages', () => {
   it('drops NUL bytes and broken UTF-16 the coordinator could not store, and caps the length', () => {
@@ -11,6 +11,24 @@ describe('failure messages', () => {
   it('keeps a pipeline error’s code and hides nothing the caller needs', () => {
     expect(classifyFailure(new PipelineError('media_no_audio', 'no audio\u0000'))).toEqual({ code: 'media_no_audio', message: 'no audio' });
     expect(classifyFailure(new Error('boom'))).toEqual({ code: 'internal', message: 'render-agent internal error: boom' });
+  });
+
+  it('names a failure of the input by its catalogue detail: the code it accompanies, its sentence, the tool text for the log only', () => {
+    const e = inputFailure({ code: 'undecodable', params: { step: 'audio_extraction' } }, { tool: 'moov atom not found' });
+    expect(e).toMatchObject({ code: 'media_invalid', message: 'the audio in the uploaded file could not be decoded (moov atom not found)' });
+    expect(classifyFailure(e)).toEqual({
+      code: 'media_invalid',
+      message: 'the audio in the uploaded file could not be decoded (moov atom not found)',
+      detail: { code: 'undecodable', params: { step: 'audio_extraction' } },
+    });
+    expect(inputFailure({ code: 'no_audio', params: { has_video: true } }).code).toBe('media_no_audio');
+    expect(inputFailure({ code: 'subject_not_found', params: { found: [] } }, { request: { subject_id: 'host' } }).message).toBe(
+      'subject_id host was not found in this clip; subjects found: none (run subject=auto and read the subjects output)',
+    );
+    // Out of the catalogue's bounds (here a media length no upload has): the message stays, no detail is sent.
+    const huge = inputFailure({ code: 'too_long', params: { duration_seconds: 1e9 } });
+    expect(huge).toMatchObject({ code: 'media_too_long', detail: undefined });
+    expect(classifyFailure(huge)).not.toHaveProperty('detail');
   });
 
   describe('hideLocalPaths', () => {

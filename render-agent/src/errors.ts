@@ -1,17 +1,36 @@
+import { type CallerRequest, FAILURE_DETAILS, FailureDetail, renderFailureDetail } from '@cutroom/shared/failure-details';
 import type { AgentFailureCode } from '@cutroom/shared/failures';
 
 /**
  * A failure the pipeline can name: the code goes to the coordinator's `fail` call (the shared
- * failure table decides retry and refund; only the codes an agent may report fit here), the
- * message is shown to the caller, so it says what went wrong in their terms.
+ * failure table decides retry and refund; only the codes an agent may report fit here). The
+ * message is this agent's own account for its log and the attempt row operators read (tool
+ * output included, local paths taken out); the caller reads only what the coordinator renders
+ * from `detail` (shared/src/failure-details.ts), which every failure of the caller's input carries.
  */
 export class PipelineError extends Error {
   override readonly name = 'PipelineError';
   readonly code: AgentFailureCode;
-  constructor(code: AgentFailureCode, message: string, options?: { cause?: unknown }) {
+  readonly detail: FailureDetail | undefined;
+  constructor(code: AgentFailureCode, message: string, options?: { cause?: unknown; detail?: FailureDetail | undefined }) {
     super(message, options);
     this.code = code;
+    this.detail = options?.detail;
   }
+}
+
+/**
+ * A failure of the caller's input, named by its catalogue detail: the code is the one the detail
+ * accompanies, and the message is the sentence the caller will read, then the tool's own words in
+ * parentheses when there are any (for the log). `request` is the assignment's copy of what the
+ * caller asked for, for a sentence that repeats it; the coordinator uses its own. A detail out of
+ * the catalogue's bounds is not sent (the caller then reads the code's generic sentence).
+ */
+export function inputFailure(detail: FailureDetail, o: { tool?: string; request?: CallerRequest; cause?: unknown } = {}): PipelineError {
+  const code = FAILURE_DETAILS[detail.code].failure;
+  const sentence = renderFailureDetail(code, detail, o.request ?? {}) ?? `${code} (${detail.code})`;
+  const valid = FailureDetail.safeParse(detail).success;
+  return new PipelineError(code, o.tool ? `${sentence} (${o.tool})` : sentence, { cause: o.cause, ...(valid && { detail }) });
 }
 
 /** The coordinator refused a fenced call (HTTP 409): this attempt is no longer ours. */
@@ -44,7 +63,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, Str
 const lastSegment = (p: string) => p.replace(/\/+$/, '').split('/').at(-1) || '<folder>';
 
 /**
- * Failure messages reach the caller (user-blamed ones verbatim), so no path under `roots` (the
+ * A failure message is stored on the attempt row operators read, so no path under `roots` (the
  * attempt's work folder, WORK_DIR, the temp folder) and no `file:` URL may appear in one: each
  * becomes its last segment (`file:/tmp/cutroom-agent/<attempt>/source` → `source`), a bare root
  * `<folder>`. Executors already word their messages without paths; this is the net behind them.
@@ -60,12 +79,13 @@ export function hideLocalPaths(text: string, roots: readonly string[]): string {
 }
 
 /**
- * Turns whatever reached the pipeline's top into a code and a message for `fail`, with every
- * path under `hideRoots` (see hideLocalPaths) and every `file:` URL taken out.
+ * Turns whatever reached the pipeline's top into what `fail` sends: a code, a message with every
+ * path under `hideRoots` (see hideLocalPaths) and every `file:` URL taken out, and the failure's
+ * detail when it has one.
  */
-export function classifyFailure(err: unknown, hideRoots: readonly string[] = []): { code: AgentFailureCode; message: string } {
+export function classifyFailure(err: unknown, hideRoots: readonly string[] = []): { code: AgentFailureCode; message: string; detail?: FailureDetail } {
   const clean = (text: string) => storableMessage(hideLocalPaths(text, hideRoots));
-  if (err instanceof PipelineError) return { code: err.code, message: clean(err.message) };
+  if (err instanceof PipelineError) return { code: err.code, message: clean(err.message), ...(err.detail && { detail: err.detail }) };
   const detail = err instanceof Error ? err.message : String(err);
   return { code: 'internal', message: clean(`render-agent internal error: ${detail}`) };
 }

@@ -22,7 +22,14 @@ describe('failure taxonomy', () => {
     expect(shouldRetry('tool_failed', 1, 3)).toBe(true);
     expect(shouldRetry('tool_failed', 3, 3)).toBe(false);
     expect(shouldRetry('media_invalid', 1, 3)).toBe(false);
-    expect(failureMessage('media_no_audio', 'the video has no audio stream')).toBe('the video has no audio stream');
     expect(failureMessage('internal', 'TypeError at foo.ts:12')).not.toMatch(/foo\.ts/);
+  });
+
+  it("shows the coordinator's own text for the user-blamed failures it decides, and never an agent's", () => {
+    const ours = 'the uploaded file is a video but the job was created as audio/wav (audio price)';
+    expect(failureMessage('media_kind_mismatch', ours)).toBe(ours);
+    // An agent's words for its own codes reach the logs only (failure-details.ts renders what callers read).
+    expect(failureMessage('media_invalid', 'visit https://evil.example for a refund')).toBe('the media could not be read');
+    expect(failureMessage('media_no_audio', 'the video has no audio stream')).not.toMatch(/the video has/);
   });
 });

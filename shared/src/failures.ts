@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from './limits.ts';
 
 /**
  * The one failure taxonomy, in two halves that every transport and both processes read:
@@ -105,7 +106,10 @@ export type FailureCode = z.infer<typeof FailureCode>;
 export interface FailureClass {
   /** Who may name this failure: an agent in its `fail` call, or the coordinator itself. */
   reporter: 'agent' | 'coordinator';
-  /** user: the input is at fault, and the detail is shown as it is; system: ours, the detail is logged, not shown. */
+  /**
+   * user: the input is at fault, and the caller reads why (the coordinator's own text, or an agent's
+   * detail rendered from failure-details.ts); system: ours, the detail is logged, not shown.
+   */
   blame: 'user' | 'system';
   /** Another attempt (on another agent where one can take it) may succeed. */
   retryable: boolean;
@@ -144,11 +148,25 @@ export const AgentFailureCode = FailureCode.extract(AGENT_FAILURES);
 export type AgentFailureCode = z.infer<typeof AgentFailureCode>;
 
 /**
- * What the caller reads in error_message. User-blamed failures show the detail (it says what is
- * wrong with their file); ours never leak internals and say the job was refunded.
+ * What a caller reads when an agent reported a user-blamed failure without a detail the
+ * coordinator can render (failure-details.ts): the agent's own words are never shown.
+ */
+const UNDETAILED: Readonly<Partial<Record<FailureCode, string>>> = {
+  media_invalid: 'the media could not be read',
+  media_no_audio: 'the media has no audio stream, so there is nothing to transcribe',
+  media_too_long: `the media is longer than the limit of ${(LIMITS.mediaMaxSeconds / 3600).toFixed(0)} h`,
+};
+
+/**
+ * What the caller reads in error_message. `detail` is the coordinator's own text: shown as it is
+ * for the user-blamed failures the coordinator decides (it says what is wrong with their request);
+ * logged, not shown, for ours, which never leak internals and say the job was refunded. A failure
+ * an agent reported is rendered from its detail (failure-details.ts reportedFailureMessage); here
+ * it gets its code's generic sentence, whatever `detail` says.
  */
 export function failureMessage(code: FailureCode, detail: string): string {
-  if (FAILURES[code].blame === 'user') return detail;
+  const { blame, reporter } = FAILURES[code];
+  if (blame === 'user') return reporter === 'coordinator' ? detail : (UNDETAILED[code] ?? 'the input could not be processed');
   if (code === 'attempts_exhausted') return `processing did not finish (${detail}); the job was refunded, please try again`;
   if (code === 'publish_quota_exhausted')
     return `the video host's daily upload quota is used up (${detail}); the job was refunded, please publish again tomorrow`;

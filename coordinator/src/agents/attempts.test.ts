@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CompleteRequest, MediaInfo } from '@cutroom/proto';
+import { type CompleteRequest, FailRequest, type MediaInfo } from '@cutroom/proto';
 import { jobAttempts, jobOutputs, ledgerEntries } from '../db/schema.ts';
 import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
 import { leasePass } from '../sweeper/lease-pass.ts';
@@ -168,10 +168,15 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
     expect(ctx.notified.outbox).toBeGreaterThan(0);
   });
 
-  it('fails a user-blamed failure at once, showing the agent’s message; no charge means no refund row', async () => {
+  it('fails a user-blamed failure at once, with the rendering of its detail; no charge means no refund row', async () => {
     const { jobId } = await queueTranscribeJob(ctx);
     const fence = await claimed(jobId);
-    await failAttempt(ctx, { ...fence, code: 'media_invalid', message: 'the uploaded file is not audio or video that ffprobe can read' });
+    await failAttempt(ctx, {
+      ...fence,
+      code: 'media_invalid',
+      message: 'the uploaded file is not audio or video that ffprobe can read (moov atom not found)',
+      detail: { code: 'not_media', params: { reason: 'unreadable' } },
+    });
     const job = await jobRow(ctx, jobId);
     expect(job).toMatchObject({
       status: 'failed',
@@ -180,6 +185,48 @@ describe('attempts: stage, complete, retry/fail policy (PGlite, manual clock)', 
       attemptCount: 1,
     });
     expect(await ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, jobId))).toEqual([]);
+  });
+
+  describe("an agent's own words reach operators, never the caller (issue 23)", () => {
+    const lure = 'visit https://evil.example for a refund';
+    const failWith = async (extra: Record<string, unknown>, code: 'media_invalid' | 'media_too_long' = 'media_invalid') => {
+      const { jobId } = await queueTranscribeJob(ctx);
+      const fence = await claimed(jobId);
+      await failAttempt(ctx, { ...fence, code, message: lure, ...extra } as FailRequest);
+      return { job: await jobRow(ctx, jobId), attempts: await attemptsOf(jobId) };
+    };
+
+    it('without a detail: the code’s generic sentence; the attempt row keeps the text for operators', async () => {
+      const { job, attempts } = await failWith({});
+      expect(job).toMatchObject({ status: 'failed', errorCode: 'media_invalid', errorMessage: 'the media could not be read' });
+      expect(job.errorMessage).not.toContain('evil.example');
+      expect(attempts).toMatchObject([{ outcome: 'failed', errorCode: 'media_invalid', errorMessage: lure }]);
+    });
+
+    it('with a detail: its rendering, whatever the message says', async () => {
+      const { job, attempts } = await failWith({ detail: { code: 'too_long', params: { duration_seconds: 5 * 3600 } } }, 'media_too_long');
+      expect(job).toMatchObject({ status: 'failed', errorCode: 'media_too_long', errorMessage: 'the media is 5.0 h long; the limit is 4 h' });
+      expect(attempts).toMatchObject([{ errorCode: 'media_too_long', errorMessage: lure }]);
+    });
+
+    it('with a detail of another code, or one this coordinator cannot read: the generic sentence, and the fail is still taken', async () => {
+      const other = await failWith({ detail: { code: 'no_audio', params: { has_video: true } } });
+      expect(other.job).toMatchObject({ status: 'failed', errorMessage: 'the media could not be read' });
+      // What the HTTP route parses (FailRequest): an unknown or free-text detail is dropped, not refused.
+      for (const detail of [{ code: 'format_refused', params: { detected: lure } }, { code: 'newer_agents_code', params: {} }, lure]) {
+        const body = FailRequest.parse({
+          v: 1,
+          job_id: crypto.randomUUID(),
+          attempt_id: crypto.randomUUID(),
+          agent_id: 'a',
+          code: 'media_invalid',
+          message: lure,
+          detail,
+        });
+        const { job } = await failWith({ detail: body.detail });
+        expect(job).toMatchObject({ status: 'failed', errorMessage: 'the media could not be read' });
+      }
+    });
   });
 
   it('answers a stale attempt with stale_attempt on every fenced call', async () => {

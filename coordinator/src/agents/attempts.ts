@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, inArray } from 'drizzle-orm';
 import type { CompleteRequest, FailRequest, Fence, HeartbeatResponse, StageRequest } from '@cutroom/proto';
+import type { FailureDetail } from '@cutroom/shared/failure-details';
 import { failureMessage, shouldRetry, type FailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
@@ -19,6 +20,7 @@ import { definitionOf } from '../job-types/registry.ts';
 import { recordCompletionMetrics } from '../metrics/completion.ts';
 import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { touchAgent } from './claim.ts';
+import { callerFailureMessage } from './reported-failure.ts';
 
 const fenceOf = (f: Fence) => eq(jobs.currentAttemptId, f.attempt_id);
 const stale = (f: Fence) => new AppError('stale_attempt', `attempt ${f.attempt_id} no longer holds job ${f.job_id}: stop work`);
@@ -224,8 +226,9 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
  * Ends the fenced attempt with a failure and lets the failure table decide: a retryable failure
  * requeues the job (to another agent where one can take it) until MAX_ATTEMPTS; the rest, and a
  * retryable one out of attempts, fail it, refunded. Null when the attempt no longer holds the job.
+ * `message` goes to the attempt row (operators) and the log; the caller reads callerFailureMessage.
  */
-async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: string): Promise<'requeued' | 'failed' | null> {
+async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: string, detail?: FailureDetail): Promise<'requeued' | 'failed' | null> {
   const now = ctx.clock.now();
   let parent: string | null = null;
   const outcome = await ctx.db.transaction(async (tx) => {
@@ -239,7 +242,7 @@ async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: st
     const retry = shouldRetry(code, job.attemptCount, ctx.config.MAX_ATTEMPTS);
     const moved = retry
       ? await requeueJob(tx, job, { now, reason: `attempt failed: ${code}`, attemptId: f.attempt_id, where: fenceOf(f) })
-      : await failJob(tx, { jobId: job.id, now, code, message: failureMessage(code, message), attemptId: f.attempt_id, where: fenceOf(f) });
+      : await failJob(tx, { jobId: job.id, now, code, message: callerFailureMessage(job, code, message, detail), attemptId: f.attempt_id, where: fenceOf(f) });
     if (!moved) return null;
     await endAttempt(tx, f.attempt_id, now, 'failed', { code, message });
     parent = job.bundleJobId;
@@ -247,12 +250,15 @@ async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: st
   });
   if (outcome === 'requeued') ctx.notifyOutbox();
   if (outcome === 'failed') kickProduct(ctx, { bundleJobId: parent });
-  if (outcome) ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, code, outcome }, message);
+  if (outcome) ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, code, detail, outcome }, message);
   return outcome;
 }
 
-/** A failed attempt, as its agent reports it (an AgentFailureCode); the failure table decides what follows. */
+/**
+ * A failed attempt, as its agent reports it (an AgentFailureCode); the failure table decides what
+ * follows. The caller reads the rendering of `detail`, never the agent's `message`.
+ */
 export async function failAttempt(ctx: Ctx, r: FailRequest): Promise<void> {
   await refuseOthersAttempt(ctx, r);
-  if (!(await endWithFailure(ctx, r, r.code, r.message))) throw stale(r);
+  if (!(await endWithFailure(ctx, r, r.code, r.message, r.detail))) throw stale(r);
 }

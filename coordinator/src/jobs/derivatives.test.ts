@@ -294,12 +294,39 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
       agent_id: 'cutter3',
       code: 'media_invalid',
       message: 'subject_id s9 was not found in this clip; subjects found: s1',
+      detail: { code: 'subject_not_found', params: { found: ['s1'] } },
     });
+    // The subject id is the caller's, read from the job: the detail cannot carry one.
     expect(await getJobCall(ctx, c, v.value.job_id)).toMatchObject({
       status: 'failed',
       payment_status: 'refunded',
-      error_message: 'subject_id s9 was not found in this clip; subjects found: s1',
+      error_message: 'subject_id s9 was not found in this clip; subjects found: s1 (run subject=auto and read the subjects output)',
     });
+
+    // A segment's label too: the caller's own words, from the job.
+    const labelled = await createJobCall(ctx, c, {
+      job_type: 'extract_clip',
+      source_job_id: parent,
+      segments: [
+        { start: 0, end: 1 },
+        { start: 3, end: 4, label: 'the punchline' },
+      ],
+      include_transcript: false,
+    });
+    await processCall(ctx, c, labelled.value.job_id);
+    const l = await claimJob(ctx, { v: 1, job_id: labelled.value.job_id, agent_id: 'cutter3' });
+    if (!l.claimed) throw new Error(l.reason);
+    await failAttempt(ctx, {
+      ...fence,
+      job_id: labelled.value.job_id,
+      attempt_id: l.assignment.attempt_id,
+      code: 'media_invalid',
+      message: "segment 2 (the punchline) ends at 4 s but the parent's video is only 3.500 s long",
+      detail: { code: 'ends_past_video', params: { segment: 2, end_seconds: 4, video_seconds: 3.5 } },
+    });
+    expect((await getJobCall(ctx, c, labelled.value.job_id)).error_message).toBe(
+      "segment 2 (the punchline) ends at 4 s but the parent's video is only 3.500 s long",
+    );
   });
 
   it('fails a derivative whose parent lost its source before it was claimed, refunded, instead of looping', async () => {

@@ -244,7 +244,7 @@ export async function cutClip(o: CutOptions): Promise<void> {
       durationSeconds: total,
       signal: o.signal,
       onProgress: (f) => o.onProgress?.(ENCODE_SHARE + (1 - ENCODE_SHARE) * f),
-      doing: 'joining the parts of the clip',
+      step: 'joining_clip',
       names: { [list]: 'the list of parts', [o.output]: 'clip.mp4', ...Object.fromEntries(parts.map((p, i) => [p, `part ${i + 1}`])) },
       outputs: [o.output, ...parts, list],
     });
@@ -267,6 +267,6 @@ export const SEGMENTS_PER_PASS = 50;
  * output and the disk are ours (tool_failed). Messages name the files `source` and `clip.mp4`,
  * never their local paths.
  */
-export function cutFailureContext(paths: { input: string; output: string }): Pick<FfmpegPassOptions, 'doing' | 'names' | 'outputs'> {
-  return { doing: 'encoding the clip', names: { [paths.input]: 'source', [paths.output]: 'clip.mp4' }, outputs: [paths.output] };
+export function cutFailureContext(paths: { input: string; output: string }): Pick<FfmpegPassOptions, 'step' | 'names' | 'outputs'> {
+  return { step: 'encoding_clip', names: { [paths.input]: 'source', [paths.output]: 'clip.mp4' }, outputs: [paths.output] };
 }

@@ -3,7 +3,7 @@ import { classifyPassFailure, errorLines, ffmpegSeconds } from './ffmpeg-pass.ts
 
 const SRC = '/tmp/cutroom-agent/0b1c/source';
 const OUT = '/tmp/cutroom-agent/0b1c/clip.mp4';
-const o = { doing: 'encoding the vertical clip', names: { [SRC]: 'source', [OUT]: 'clip.mp4' }, outputs: [OUT] };
+const o = { step: 'encoding_vertical_clip' as const, names: { [SRC]: 'source', [OUT]: 'clip.mp4' }, outputs: [OUT] };
 const failed = (stderr: string, exitCode: number | undefined = 1) => classifyPassFailure({ stderr, exitCode, code: undefined, signal: undefined }, o);
 
 describe('ffmpegSeconds', () => {
@@ -26,6 +26,8 @@ describe('classifyPassFailure', () => {
     expect(err.code).toBe('media_invalid');
     expect(err.message).toContain('source: Invalid data found');
     expect(err.message).not.toContain('/tmp');
+    // ffmpeg's line is the log's; the caller reads the step's sentence.
+    expect(err.detail).toEqual({ code: 'undecodable', params: { step: 'encoding_vertical_clip' } });
   });
 
   it('blames the filter graph, the encoder and the output on us', () => {
@@ -43,7 +45,13 @@ describe('classifyPassFailure', () => {
   });
 
   it('names refused formats and protocols for the caller', () => {
-    expect(failed('[error] Format not on whitelist\n').message).toMatch(/not in an accepted format/);
-    expect(failed("[error] Protocol 'http' not on whitelist 'file'!\n").message).toMatch(/other files or URLs/);
+    expect(failed('[error] Format not on whitelist\n')).toMatchObject({
+      message: expect.stringMatching(/not in an accepted format/),
+      detail: { code: 'format_refused' },
+    });
+    expect(failed("[error] Protocol 'http' not on whitelist 'file'!\n")).toMatchObject({
+      message: 'the source refers to other files or URLs, which are not read',
+      detail: { code: 'refers_to_other_files', params: { input: 'source' } },
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { execa, type ExecaError } from 'execa';
-import { PipelineError } from '../errors.ts';
+import { PASS_STEPS, type PassStep } from '@cutroom/shared/failure-details';
+import { inputFailure, PipelineError } from '../errors.ts';
 import { createFfmpegProgressParser } from './ffmpeg-progress.ts';
-import { asFileUrl, FORMAT_REFUSED, hidePaths, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
+import { asFileUrl, FORMAT_REFUSED, formatRefused, hidePaths, PROTOCOL_REFUSED } from './media-path.ts';
 
 /**
  * Options every ffmpeg pass of a cut starts with: machine-readable progress on stdout, and log
@@ -30,8 +31,8 @@ export interface FfmpegPassOptions {
   /** Kills ffmpeg's whole process group (SIGTERM, SIGKILL 2 s later); the pass rejects with the reason. */
   signal: AbortSignal;
   onProgress?: (fraction: number) => void;
-  /** What the pass does, for failure messages ("measuring the loudness"). */
-  doing: string;
+  /** What the pass does, for failure messages (`measuring_loudness`: "… while measuring the loudness"). */
+  step: PassStep;
   /** Local path → the name a failure message shows instead (`{ [source]: 'source' }`). */
   names: Record<string, string>;
   /** Files this pass writes: an error naming one of them is the work folder's state, not the upload's. */
@@ -89,12 +90,12 @@ const OURS =
  * ffprobe already accepted the source, so a decode that fails is most likely a corrupt upload
  * (the caller's: media_invalid). Ours (tool_failed): a missing binary or a signal, a full disk,
  * anything about the output, the filter graph or the encoder, and files the tool cannot open
- * (the work folder's state). Messages carry ffmpeg's last error line with local paths replaced,
- * never the command line.
+ * (the work folder's state). Messages (log, attempt row) carry ffmpeg's last error line with local
+ * paths replaced, never the command line; the caller reads the detail's sentence without it.
  */
 export function classifyPassFailure(
   err: Pick<ExecaError, 'stderr' | 'exitCode' | 'code' | 'signal'>,
-  o: Pick<FfmpegPassOptions, 'doing' | 'names' | 'outputs'>,
+  o: Pick<FfmpegPassOptions, 'step' | 'names' | 'outputs'>,
 ): PipelineError {
   const stderr = String(err.stderr ?? '');
   const tagged = stderr.split('\n').filter((l) => /\[(error|fatal|panic)\]/.test(l));
@@ -108,11 +109,9 @@ export function classifyPassFailure(
     /No such file or directory/i.test(rawLast);
   if (isOurs) {
     const why = last || err.code || (err.signal ? `killed by ${err.signal}` : 'no exit status');
-    return new PipelineError('tool_failed', `ffmpeg failed while ${o.doing}: ${why}`, { cause: err });
+    return new PipelineError('tool_failed', `ffmpeg failed while ${PASS_STEPS[o.step]}: ${why}`, { cause: err });
   }
-  if (FORMAT_REFUSED.test(stderr)) return new PipelineError('media_invalid', refusedFormatMessage(), { cause: err });
-  if (PROTOCOL_REFUSED.test(stderr)) {
-    return new PipelineError('media_invalid', 'the source refers to other files or URLs, which are not read', { cause: err });
-  }
-  return new PipelineError('media_invalid', `the source could not be decoded while ${o.doing} (${last || `ffmpeg exit ${err.exitCode}`})`, { cause: err });
+  if (FORMAT_REFUSED.test(stderr)) return formatRefused(undefined, err);
+  if (PROTOCOL_REFUSED.test(stderr)) return inputFailure({ code: 'refers_to_other_files', params: { input: 'source' } }, { cause: err });
+  return inputFailure({ code: 'undecodable', params: { step: o.step } }, { tool: last || `ffmpeg exit ${err.exitCode}`, cause: err });
 }

@@ -1,7 +1,7 @@
 import { execa, type ExecaError } from 'execa';
-import { PipelineError } from '../errors.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
 import { createFfmpegProgressParser } from './ffmpeg-progress.ts';
-import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
+import { asFileUrl, FORMAT_REFUSED, formatRefused, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED } from './media-path.ts';
 
 export interface ExtractAudioPaths {
   input: string;
@@ -80,7 +80,7 @@ export async function extractAudio(opts: ExtractAudioOptions): Promise<void> {
   // A cut-short upload (an mp4 whose index names samples past the end of the file): ffmpeg decodes
   // what is there and exits 0, which would transcribe part of the file and charge for all of it.
   if (TRUNCATED_INPUT.test(stderr)) {
-    throw new PipelineError('media_invalid', 'the uploaded file is cut short: its audio ends before the length its header declares; upload the whole file');
+    throw inputFailure({ code: 'cut_short', params: {} });
   }
 }
 
@@ -91,7 +91,8 @@ const TRUNCATED_INPUT = /: partial file$/m;
  * ffprobe already accepted the file, so a failing decode is most likely a corrupt upload
  * (the caller's). Ours: a missing binary or a signal, a full disk, and anything ffmpeg says about
  * the output or about files it cannot open (the work folder's state, not the upload's). The
- * messages carry ffmpeg's last error line with the work-folder paths replaced, never the command line.
+ * messages (log, attempt row) carry ffmpeg's last error line with the work-folder paths replaced,
+ * never the command line; the caller reads the detail's sentence without it.
  */
 function classifyExtractFailure(err: ExecaError, paths: ExtractAudioPaths): PipelineError {
   const stderr = String(err.stderr ?? '').trim();
@@ -106,11 +107,7 @@ function classifyExtractFailure(err: ExecaError, paths: ExtractAudioPaths): Pipe
     const why = lastLine || err.code || (err.signal ? `killed by ${err.signal}` : 'no exit status');
     return new PipelineError('tool_failed', `ffmpeg failed while extracting audio: ${why}`, { cause: err });
   }
-  if (FORMAT_REFUSED.test(stderr)) return new PipelineError('media_invalid', refusedFormatMessage(), { cause: err });
-  if (PROTOCOL_REFUSED.test(stderr)) {
-    return new PipelineError('media_invalid', 'the uploaded file refers to other files or URLs, which are not read', { cause: err });
-  }
-  return new PipelineError('media_invalid', `the audio in the uploaded file could not be decoded (${lastLine || `ffmpeg exit ${err.exitCode}`})`, {
-    cause: err,
-  });
+  if (FORMAT_REFUSED.test(stderr)) return formatRefused(undefined, err);
+  if (PROTOCOL_REFUSED.test(stderr)) return inputFailure({ code: 'refers_to_other_files', params: { input: 'uploaded_file' } }, { cause: err });
+  return inputFailure({ code: 'undecodable', params: { step: 'audio_extraction' } }, { tool: lastLine || `ffmpeg exit ${err.exitCode}`, cause: err });
 }

@@ -148,7 +148,7 @@ export async function measureLoudness(o: MeasureLoudnessOptions): Promise<Loudno
     durationSeconds: o.duration,
     signal: o.signal,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    doing: 'measuring the loudness',
+    step: 'measuring_loudness',
     names: { [o.input]: 'source' },
   });
   return parseLoudnormJson(stderr);
@@ -317,7 +317,7 @@ export async function measureEbur128(ffmpegPath: string, file: string, signal: A
     args: buildEbur128Args(file),
     durationSeconds,
     signal,
-    doing: 'measuring the loudness of the clip',
+    step: 'measuring_clip_loudness',
     names: { [file]: 'clip' },
   });
   return parseEbur128Summary(stderr);

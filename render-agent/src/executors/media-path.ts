@@ -1,3 +1,6 @@
+import { FormatName } from '@cutroom/shared/failure-details';
+import { inputFailure, type PipelineError } from '../errors.ts';
+
 /**
  * ffmpeg/ffprobe read a bare argument as a URL when it looks like one (`concat:`, `http:`) and
  * as an option when it starts with `-`. The `file:` prefix makes a local path only a path.
@@ -16,9 +19,6 @@ export function asFileUrl(localPath: string): string {
  */
 export const ACCEPTED_DEMUXERS = ['mp3', 'wav', 'mov', 'ogg', 'flac', 'matroska', 'aac', 'avi'] as const;
 
-/** The accepted upload formats, as the caller knows them (for the refusal message). */
-export const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, M4A, OGG/Opus, FLAC, AAC, WebM, MP4, MOV, MKV or AVI';
-
 /**
  * Input options for every ffprobe/ffmpeg run on an upload, placed before the input: only the
  * `file` protocol (the input is always a local `file:` path, so nothing else is needed; no
@@ -36,9 +36,15 @@ export function isAcceptedFormat(formatName: string): boolean {
   return names.some((n) => (ACCEPTED_DEMUXERS as readonly string[]).includes(n));
 }
 
-/** The caller-facing refusal of a format; `detected` is ffmpeg's name for it when known. */
-export function refusedFormatMessage(detected?: string): string {
-  return `the uploaded file${detected ? ` (${detected})` : ''} is not in an accepted format; upload ${ACCEPTED_FORMATS_TEXT}`;
+/**
+ * The refusal of a format; `detected` is ffprobe's name for it when known. A name outside the
+ * catalogue's pattern is not a parameter; it stays in the message, for the log.
+ */
+export function formatRefused(detected?: string, cause?: unknown): PipelineError {
+  if (detected === undefined || FormatName.safeParse(detected).success) {
+    return inputFailure({ code: 'format_refused', params: detected === undefined ? {} : { detected } }, { cause });
+  }
+  return inputFailure({ code: 'format_refused', params: {} }, { tool: detected, cause });
 }
 
 /** ffmpeg/ffprobe's log line when the input's demuxer is not on `-format_whitelist`. */
@@ -47,9 +53,9 @@ export const FORMAT_REFUSED = /Format not on whitelist/i;
 export const PROTOCOL_REFUSED = /Protocol '[^']*' not on whitelist/i;
 
 /**
- * Tool output for the caller: ffmpeg names its input and output by URL in its messages
- * (`file:/work/<attempt>/source: Invalid data …`); each given path becomes its stand-in, so no
- * work-folder path reaches a failure message.
+ * Tool output for a failure message (the log and the attempt row operators read): ffmpeg names its
+ * input and output by URL in its messages (`file:/work/<attempt>/source: Invalid data …`); each
+ * given path becomes its stand-in, so no work-folder path reaches a failure message.
  */
 export function hidePaths(text: string, paths: Record<string, string>): string {
   let out = text;

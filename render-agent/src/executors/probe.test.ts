@@ -43,6 +43,8 @@ describe('parseProbeOutput', () => {
   it('classifies empty or garbage output as media_invalid', () => {
     expect(codeOf(() => parseProbeOutput('{\n\n}'))).toBe('media_invalid');
     expect(codeOf(() => parseProbeOutput('not json'))).toBe('media_invalid');
+    expect(() => parseProbeOutput('not json')).toThrow(expect.objectContaining({ detail: { code: 'not_media', params: { reason: 'no_json' } } }));
+    expect(() => parseProbeOutput('{}')).toThrow(expect.objectContaining({ detail: { code: 'not_media', params: { reason: 'no_streams' } } }));
   });
 });
 
@@ -66,7 +68,16 @@ describe('the input guard', () => {
   it('refuses a probe result in any other format as media_invalid, naming what is accepted', () => {
     const hls = { streams: [{ codec_type: 'audio', codec_name: 'aac' }], format: { format_name: 'hls', duration: '10' } };
     expect(() => parseProbeOutput(JSON.stringify(hls))).toThrow(
-      expect.objectContaining({ code: 'media_invalid', message: expect.stringMatching(/\(hls\) is not in an accepted format; upload MP3, WAV, .*AVI/) }),
+      expect.objectContaining({
+        code: 'media_invalid',
+        message: expect.stringMatching(/\(hls\) is not in an accepted format; upload MP3, WAV, .*AVI/),
+        detail: { code: 'format_refused', params: { detected: 'hls' } },
+      }),
+    );
+    // A name the catalogue's pattern does not take is the log's, not a parameter.
+    const odd = { ...hls, format: { format_name: 'HLS <see https://evil.example>' } };
+    expect(() => parseProbeOutput(JSON.stringify(odd))).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/evil\.example/), detail: { code: 'format_refused', params: {} } }),
     );
   });
 });
@@ -76,5 +87,11 @@ describe('assertTranscribable', () => {
     expect(codeOf(() => assertTranscribable({ duration_seconds: 5, has_video: true, has_audio: false, format_name: 'mp4' }))).toBe('media_no_audio');
     expect(codeOf(() => assertTranscribable({ duration_seconds: 5 * 3600, has_video: false, has_audio: true, format_name: 'wav' }))).toBe('media_too_long');
     expect(codeOf(() => assertTranscribable({ duration_seconds: 5, has_video: false, has_audio: true, format_name: 'wav' }))).toBeUndefined();
+    expect(() => assertTranscribable({ duration_seconds: 5, has_video: true, has_audio: false, format_name: 'mp4' })).toThrow(
+      expect.objectContaining({ detail: { code: 'no_audio', params: { has_video: true } } }),
+    );
+    expect(() => assertTranscribable({ duration_seconds: 5 * 3600, has_video: false, has_audio: true, format_name: 'wav' })).toThrow(
+      expect.objectContaining({ message: 'the media is 5.0 h long; the limit is 4 h', detail: { code: 'too_long', params: { duration_seconds: 5 * 3600 } } }),
+    );
   });
 });

@@ -2,8 +2,8 @@ import { LIMITS } from '@cutroom/shared/limits';
 import type { MediaInfo } from '@cutroom/proto';
 import { execa } from 'execa';
 import { z } from 'zod';
-import { PipelineError } from '../errors.ts';
-import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, isAcceptedFormat, PROTOCOL_REFUSED, refusedFormatMessage } from './media-path.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
+import { asFileUrl, FORMAT_REFUSED, formatRefused, hidePaths, INPUT_GUARD_ARGS, isAcceptedFormat, PROTOCOL_REFUSED } from './media-path.ts';
 
 /** The slice of `ffprobe -print_format json -show_format -show_streams` that we read. */
 const ProbeOutput = z.object({
@@ -20,8 +20,6 @@ const ProbeOutput = z.object({
   format: z.object({ format_name: z.string().optional(), duration: z.string().optional() }).optional(),
 });
 
-const NOT_MEDIA = 'the uploaded file is not audio or video that ffprobe can read';
-
 function seconds(value: string | undefined): number | null {
   const n = value === undefined ? Number.NaN : Number.parseFloat(value);
   return Number.isFinite(n) && n >= 0 ? n : null;
@@ -36,15 +34,15 @@ export function parseProbeOutput(json: string): MediaInfo {
   try {
     raw = JSON.parse(json);
   } catch {
-    throw new PipelineError('media_invalid', `${NOT_MEDIA} (ffprobe printed no JSON)`);
+    throw inputFailure({ code: 'not_media', params: { reason: 'no_json' } });
   }
   const parsed = ProbeOutput.safeParse(raw);
   const formatName = parsed.data?.format?.format_name;
   if (!parsed.success || parsed.data.streams.length === 0 || !formatName) {
-    throw new PipelineError('media_invalid', `${NOT_MEDIA} (no streams found)`);
+    throw inputFailure({ code: 'not_media', params: { reason: 'no_streams' } });
   }
   // ffprobe ran under -format_whitelist already; this also holds for a build that ignores it.
-  if (!isAcceptedFormat(formatName)) throw new PipelineError('media_invalid', refusedFormatMessage(formatName));
+  if (!isAcceptedFormat(formatName)) throw formatRefused(formatName);
   const { streams, format } = parsed.data;
   const hasAudio = streams.some((s) => s.codec_type === 'audio');
   const hasVideo = streams.some((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
@@ -54,14 +52,13 @@ export function parseProbeOutput(json: string): MediaInfo {
   return { duration_seconds: duration, has_video: hasVideo, has_audio: hasAudio, format_name: formatName };
 }
 
-/** Rejects media this pipeline cannot transcribe; the messages are shown to the caller. */
+/** Rejects media this pipeline cannot transcribe, with the details the caller reads. */
 export function assertTranscribable(media: MediaInfo): void {
   if (!media.has_audio) {
-    throw new PipelineError('media_no_audio', `the uploaded ${media.has_video ? 'video' : 'file'} has no audio stream, so there is nothing to transcribe`);
+    throw inputFailure({ code: 'no_audio', params: { has_video: media.has_video } });
   }
   if (media.duration_seconds > LIMITS.mediaMaxSeconds) {
-    const hours = (LIMITS.mediaMaxSeconds / 3600).toFixed(0);
-    throw new PipelineError('media_too_long', `the media is ${(media.duration_seconds / 3600).toFixed(1)} h long; the limit is ${hours} h`);
+    throw inputFailure({ code: 'too_long', params: { duration_seconds: media.duration_seconds } });
   }
 }
 
@@ -89,13 +86,14 @@ export async function probeMedia(ffprobePath: string, input: string, signal?: Ab
     throw new PipelineError('tool_failed', `ffprobe could not run (${r.code ?? r.signal ?? 'no exit status'})`);
   }
   const stderr = String(r.stderr);
-  if (r.exitCode !== 0 && FORMAT_REFUSED.test(stderr)) throw new PipelineError('media_invalid', refusedFormatMessage());
+  if (r.exitCode !== 0 && FORMAT_REFUSED.test(stderr)) throw formatRefused();
   if (r.exitCode !== 0 && PROTOCOL_REFUSED.test(stderr)) {
-    throw new PipelineError('media_invalid', `${NOT_MEDIA} (it refers to other files or URLs, which are not read)`);
+    throw inputFailure({ code: 'not_media', params: { reason: 'refers_to_other_files' } });
   }
   if (r.exitCode !== 0) {
     const why = hidePaths(stderr.trim().split('\n').at(-1) ?? '', { [input]: 'source' });
-    throw new PipelineError('media_invalid', `${NOT_MEDIA}${why ? ` (${why})` : ''}`);
+    // ffprobe's own line is for the log; the caller reads the sentence alone.
+    throw inputFailure({ code: 'not_media', params: { reason: 'unreadable' } }, { tool: why });
   }
   return parseProbeOutput(String(r.stdout));
 }

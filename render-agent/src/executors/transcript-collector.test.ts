@@ -18,10 +18,14 @@ describe('createTranscriptCollector', () => {
     const c = createTranscriptCollector();
     c.add({ type: 'error', code: 'audio_invalid', message: 'Invalid data found' });
     expect(() => c.finish()).toThrow(PipelineError);
-    expect(c.failure()?.code).toBe('media_invalid');
+    expect(c.failure()).toMatchObject({
+      code: 'media_invalid',
+      message: 'the audio could not be decoded: Invalid data found',
+      detail: { code: 'undecodable', params: { step: 'transcription' } },
+    });
     const m = createTranscriptCollector();
     m.add({ type: 'error', code: 'model_unavailable', message: 'offline' });
-    expect(m.failure()?.code).toBe('tool_failed');
+    expect(m.failure()).toMatchObject({ code: 'tool_failed', detail: undefined });
   });
 
   it('refuses a stream that never said done', () => {

@@ -1,4 +1,5 @@
 import { TranscriptV2, type TranscriptSegmentV2 } from '@cutroom/shared/transcript/transcript-v2';
+import { decodeFailureText } from '@cutroom/shared/failure-details';
 import { PipelineError } from '../errors.ts';
 import type { WhisperEvent } from './whisper-events.ts';
 
@@ -34,8 +35,10 @@ export function createTranscriptCollector() {
           isDone = true;
           break;
         case 'error': {
-          const what = event.code === 'audio_invalid' ? 'the audio could not be decoded' : 'transcription failed';
-          failure = new PipelineError(CHILD_ERROR_CODES[event.code], `${what}: ${event.message}`);
+          // The child's own words (faster-whisper's, the file name) are for the log; the caller reads the detail.
+          const detail = event.code === 'audio_invalid' ? ({ code: 'undecodable', params: { step: 'transcription' } } as const) : undefined;
+          const what = detail ? decodeFailureText('transcription') : 'transcription failed';
+          failure = new PipelineError(CHILD_ERROR_CODES[event.code], `${what}: ${event.message}`, { detail });
           break;
         }
         case 'progress':

@@ -100,7 +100,7 @@ export async function renderVerticalClip(o: RenderVerticalClipOptions): Promise<
     durationSeconds: o.duration,
     signal: o.signal,
     ...(o.onProgress ? { onProgress: o.onProgress } : {}),
-    doing: 'encoding the vertical clip',
+    step: 'encoding_vertical_clip',
     names: { [o.input]: 'source', [o.output]: 'clip.mp4' },
     outputs: [o.output],
   });

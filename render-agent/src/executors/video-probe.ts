@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { z } from 'zod';
-import { PipelineError } from '../errors.ts';
+import { inputFailure } from '../errors.ts';
 import { asFileUrl, INPUT_GUARD_ARGS } from './media-path.ts';
 
 /** The first video stream of a file, as a cut needs it (size after rotation, exact frame rate). */
@@ -52,10 +52,10 @@ function rate(r: string | undefined): number | null {
 /** ffprobe JSON → VideoStreamInfo; a file without a (non-cover-art) video stream is `media_invalid`. */
 export function parseVideoProbe(json: string): VideoStreamInfo {
   const parsed = Probe.safeParse(JSON.parse(json));
-  if (!parsed.success) throw new PipelineError('media_invalid', 'the source is not a video ffprobe can read');
+  if (!parsed.success) throw inputFailure({ code: 'not_video', params: {} });
   const { streams, format } = parsed.data;
   const v = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
-  if (!v?.width || !v.height) throw new PipelineError('media_invalid', 'the source has no video stream to cut');
+  if (!v?.width || !v.height) throw inputFailure({ code: 'no_video_stream', params: {} });
   const avg = rate(v.avg_frame_rate);
   const real = rate(v.r_frame_rate);
   // avg_frame_rate is what players show; r_frame_rate is a fallback for streams that lack it.
@@ -84,6 +84,6 @@ export async function probeVideo(ffprobePath: string, input: string, signal?: Ab
     ...(signal ? { cancelSignal: signal } : {}),
   });
   signal?.throwIfAborted();
-  if (r.exitCode !== 0) throw new PipelineError('media_invalid', 'the source is not a video ffprobe can read');
+  if (r.exitCode !== 0) throw inputFailure({ code: 'not_video', params: {} });
   return parseVideoProbe(String(r.stdout));
 }

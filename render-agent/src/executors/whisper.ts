@@ -81,18 +81,18 @@ export async function transcribeWithWhisper(o: WhisperOptions): Promise<Transcri
     lines.end().forEach(handle);
     // Prefer the child's own classified error line over the bare exit status.
     const own = collector.failure();
-    throw own ? new PipelineError(own.code, hideAudioPath(own.message, o.audioPath)) : childFailure(err as ExecaError, o.audioPath);
+    throw own ? new PipelineError(own.code, hideAudioPath(own.message, o.audioPath), { detail: own.detail }) : childFailure(err as ExecaError, o.audioPath);
   }
   lines.end().forEach(handle);
   try {
     return collector.finish();
   } catch (err) {
-    if (err instanceof PipelineError) throw new PipelineError(err.code, hideAudioPath(err.message, o.audioPath));
+    if (err instanceof PipelineError) throw new PipelineError(err.code, hideAudioPath(err.message, o.audioPath), { detail: err.detail });
     throw err;
   }
 }
 
-/** The child names the audio by its work-folder path; the caller reads only its file name. */
+/** The child names the audio by its work-folder path; the failure message (log, attempt row) shows only its file name. */
 const hideAudioPath = (text: string, audioPath: string) => hidePaths(text, { [audioPath]: path.basename(audioPath) });
 
 /** The exit status and the last lines of stderr; not execa's message, which carries the command line. */

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { CompleteRequest } from '@cutroom/proto';
 import { loadAgentConfig } from '../config.ts';
 import { TransientError } from '../coordinator-client.ts';
-import { AttemptAbortedError, PipelineError, StaleAttemptError } from '../errors.ts';
+import { AttemptAbortedError, inputFailure, PipelineError, StaleAttemptError } from '../errors.ts';
 import { createManualClock } from '../manual-clock.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import type { PipelineContext } from './pipeline.ts';
@@ -76,13 +76,21 @@ describe('runAttemptLifecycle', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('fails with the pipeline error code and its message', async () => {
+  it('fails with the pipeline error code, its message and its detail', async () => {
     const { ctx, client, dir } = setup();
     const outcome = await runAttemptLifecycle(assignment, new AbortController().signal, ctx, async () => {
-      throw new PipelineError('media_no_audio', 'the file has no audio track');
+      throw inputFailure({ code: 'no_audio', params: { has_video: false } });
     });
     expect(outcome).toBe('failed');
-    expect(client.fail).toHaveBeenCalledWith({ ...fence, code: 'media_no_audio', message: 'the file has no audio track' }, expect.any(AbortSignal));
+    expect(client.fail).toHaveBeenCalledWith(
+      {
+        ...fence,
+        code: 'media_no_audio',
+        message: 'the uploaded file has no audio stream, so there is nothing to transcribe',
+        detail: { code: 'no_audio', params: { has_video: false } },
+      },
+      expect.any(AbortSignal),
+    );
     expect(client.complete).not.toHaveBeenCalled();
     expect(existsSync(dir)).toBe(false);
   });

@@ -14,8 +14,9 @@ export type AttemptWork = (dir: string) => Promise<CompleteRequest>;
 
 /**
  * The part of an attempt that is the same for every job type: a work folder, then exactly one
- * terminal report. Success sends `complete`; any failure becomes `fail` with a classified code
- * and a message with no local path in it (it may reach the caller); an abort (cancel, stale
+ * terminal report. Success sends `complete`; any failure becomes `fail` with a classified code,
+ * a message with no local path in it (for operators: the attempt row), and the failure's
+ * detail, which is all the caller reads (rendered by the coordinator); an abort (cancel, stale
  * attempt, shutdown, coordinator unreachable) stops quietly, because the coordinator already
  * knows or will find out from the lease. A report the coordinator never takes (the client gives
  * up after RESULT_RETRY_MAX_MS) ends as `unreported`: the lease then runs out and the sweeper
@@ -24,7 +25,7 @@ export type AttemptWork = (dir: string) => Promise<CompleteRequest>;
  */
 export async function runAttemptLifecycle(a: Assignment, signal: AbortSignal, ctx: PipelineContext, work: AttemptWork): Promise<AttemptOutcome> {
   const dir = path.join(ctx.config.workDir, a.attempt_id);
-  // Everything a tool or Node may name in an error and the caller must not read.
+  // Everything a tool or Node may name in an error: no local path goes into the attempt row.
   const hideRoots = [dir, path.resolve(dir), ctx.config.workDir, path.resolve(ctx.config.workDir), os.tmpdir()];
   const { clock, logger: log } = ctx;
   const started = clock.now();
@@ -44,10 +45,10 @@ export async function runAttemptLifecycle(a: Assignment, signal: AbortSignal, ct
       log.info({ reason: describe(signal.reason ?? err) }, 'attempt stopped without reporting');
       return 'aborted';
     }
-    const { code, message } = classifyFailure(err, hideRoots);
-    log.warn({ code, err: message, duration_ms: clock.now() - started }, 'attempt failed');
+    const { code, message, detail } = classifyFailure(err, hideRoots);
+    log.warn({ code, detail, err: message, duration_ms: clock.now() - started }, 'attempt failed');
     try {
-      await ctx.client.fail({ ...ctx.fence, code, message }, signal);
+      await ctx.client.fail({ ...ctx.fence, code, message, ...(detail && { detail }) }, signal);
     } catch (reportErr) {
       if (isAbort(reportErr, signal)) return 'aborted';
       if (reportErr instanceof TransientError) return gaveUp('fail', reportErr, ctx);

@@ -8,7 +8,6 @@ import { parseSrt } from '@cutroom/shared/transcript/srt';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { h264EncoderAvailable } from '../capabilities/requirements.ts';
 import { loadAgentConfig } from '../config.ts';
-import { PipelineError } from '../errors.ts';
 import { SEGMENTS_PER_PASS } from '../executors/cut.ts';
 import { type BlobServer, createPipelineContext, cutAssignmentFields, startBlobServer } from '../testing/pipeline-harness.ts';
 import { editFromTranscriptPipeline, extractClipPipeline, snapInside } from './extract-clip.ts';
@@ -168,7 +167,11 @@ describe('extractClipPipeline', () => {
   it('fails a parent without video as media_invalid', async () => {
     const { ctx, client } = context();
     expect(await run(assignment('/audio-only', [{ start: 0, end: 1 }], null, ['clip']), ctx)).toBe('failed');
-    expect(client.fail.mock.calls[0]![0]).toMatchObject({ code: 'media_invalid', message: expect.stringMatching(/^the parent has no video stream/) });
+    expect(client.fail.mock.calls[0]![0]).toMatchObject({
+      code: 'media_invalid',
+      message: expect.stringMatching(/^the parent has no video stream/),
+      detail: { code: 'parent_has_no_video', params: { job_type: 'extract_clip' } },
+    });
   });
 
   it('fails a segment that ends past the parent as media_invalid, naming it and the duration', async () => {
@@ -181,6 +184,7 @@ describe('extractClipPipeline', () => {
     expect(client.fail.mock.calls[0]![0]).toMatchObject({
       code: 'media_invalid',
       message: "segment 2 ends at 4.5 s but the parent's video is only 4.000 s long",
+      detail: { code: 'ends_past_video', params: { segment: 2, end_seconds: 4.5, video_seconds: 4 } },
     });
   });
 
@@ -203,8 +207,13 @@ describe('snapInside', () => {
   it('allows one frame of slack past the duration and names a labelled segment', () => {
     const video = { fps: 25, durationSeconds: 10 };
     expect(snapInside([{ start: 9, end: 10.04, label: null }], video)).toEqual([{ start: 9, end: 10, startFrame: 225, frames: 25 }]);
+    // The label is in the message (the log), not a parameter: the coordinator repeats it from the job.
     expect(() => snapInside([{ start: 9, end: 10.05, label: 'outro' }], video)).toThrow(
-      new PipelineError('media_invalid', "segment 1 (outro) ends at 10.05 s but the parent's video is only 10.000 s long"),
+      expect.objectContaining({
+        code: 'media_invalid',
+        message: "segment 1 (outro) ends at 10.05 s but the parent's video is only 10.000 s long",
+        detail: { code: 'ends_past_video', params: { segment: 1, end_seconds: 10.05, video_seconds: 10 } },
+      }),
     );
   });
 });

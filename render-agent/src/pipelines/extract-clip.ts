@@ -4,7 +4,7 @@ import type { CompleteRequest, CutSegment, EditFromTranscriptAssignment, Extract
 import { retimeTranscript } from '@cutroom/shared/transcript/retime';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
-import { PipelineError } from '../errors.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
 import { cutClip, cutSeconds, type SnappedSegment, snapSegments } from '../executors/cut.ts';
 import { h264EncoderOf } from '../executors/h264-encoder.ts';
 import { probeMedia } from '../executors/probe.ts';
@@ -74,7 +74,7 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
   progress.report('analyzing', 0);
 
   const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
-  if (!media.has_video) throw new PipelineError('media_invalid', `the parent has no video stream: ${a.job_type} cuts video (use the transcript for audio)`);
+  if (!media.has_video) throw inputFailure({ code: 'parent_has_no_video', params: { job_type: a.job_type } });
   const video = await within('probe', 0, (s) => probeVideo(config.ffprobePath, source, s));
   const segments = snapInside(a.params.segments, video);
   const seconds = cutSeconds(segments, video.fps);
@@ -137,8 +137,9 @@ const SEEK_SECONDS_PER_SEGMENT = 1;
 export function snapInside(segments: readonly CutSegment[], video: Pick<VideoStreamInfo, 'fps' | 'durationSeconds'>): SnappedSegment[] {
   segments.forEach((s, i) => {
     if (s.end > video.durationSeconds + 1 / video.fps) {
-      const name = `segment ${i + 1}${s.label ? ` (${s.label})` : ''}`;
-      throw new PipelineError('media_invalid', `${name} ends at ${s.end} s but the parent's video is only ${video.durationSeconds.toFixed(3)} s long`);
+      // The label is the caller's: the coordinator repeats it from the job, the log line from here.
+      const request = { segment_labels: segments.map((x) => x.label) };
+      throw inputFailure({ code: 'ends_past_video', params: { segment: i + 1, end_seconds: s.end, video_seconds: video.durationSeconds } }, { request });
     }
   });
   return snapSegments(segments, video.fps, video.durationSeconds);

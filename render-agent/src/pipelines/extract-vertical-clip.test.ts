@@ -98,13 +98,21 @@ describe('extractVerticalClipPipeline', () => {
   it('fails a parent without video as media_invalid', async () => {
     const { ctx, client } = context();
     expect(await extractVerticalClipPipeline.run(assignment('/audio-only', { start: 0, end: 1 }), new AbortController().signal, ctx)).toBe('failed');
-    expect(client.fail.mock.calls[0]![0]).toMatchObject({ code: 'media_invalid', message: 'the parent has no video: a vertical clip needs one' });
+    expect(client.fail.mock.calls[0]![0]).toMatchObject({
+      code: 'media_invalid',
+      message: 'the parent has no video: a vertical clip needs one',
+      detail: { code: 'parent_has_no_video', params: { job_type: 'extract_vertical_clip' } },
+    });
   });
 
   it('fails a clip that ends past the parent as media_invalid', async () => {
     const { ctx, client } = context();
     expect(await extractVerticalClipPipeline.run(assignment('/video', { start: 1, end: 3.5 }), new AbortController().signal, ctx)).toBe('failed');
-    expect(client.fail.mock.calls[0]![0]).toMatchObject({ code: 'media_invalid', message: expect.stringMatching(/ends at 3\.5 s/) });
+    expect(client.fail.mock.calls[0]![0]).toMatchObject({
+      code: 'media_invalid',
+      message: expect.stringMatching(/ends at 3\.5 s/),
+      detail: { code: 'ends_past_video', params: { end_seconds: 3.5 } },
+    });
   });
 
   it('refuses an output it cannot write as internal, before fetching the source', async () => {

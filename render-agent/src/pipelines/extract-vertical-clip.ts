@@ -4,7 +4,7 @@ import type { CompleteRequest, ExtractVerticalClipAssignment, MediaInfo } from '
 import { LOUDNESS_TARGET, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
-import { PipelineError } from '../errors.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
 import { h264EncoderOf } from '../executors/h264-encoder.ts';
 import { type LoudnessPlan, measureEbur128, measureLoudness, planLoudness } from '../executors/loudness.ts';
 import { probeMedia } from '../executors/probe.ts';
@@ -69,11 +69,11 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   log.info({ bytes: sourceBytes }, 'source downloaded');
   report('detect', 0);
   const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
-  if (!media.has_video) throw new PipelineError('media_invalid', 'the parent has no video: a vertical clip needs one');
+  if (!media.has_video) throw inputFailure({ code: 'parent_has_no_video', params: { job_type: 'extract_vertical_clip' } });
   const video = await within('probe', 0, (s) => probeVideo(config.ffprobePath, source, s));
   // One frame of slack: a parent's duration is rounded, and the last frame may end after it.
   if (end > video.durationSeconds + 1 / video.fps) {
-    throw new PipelineError('media_invalid', `the clip ends at ${end} s but the parent's video is only ${video.durationSeconds.toFixed(3)} s long`);
+    throw inputFailure({ code: 'ends_past_video', params: { end_seconds: end, video_seconds: video.durationSeconds } });
   }
   log.info({ media, width: video.width, height: video.height, fps: video.fps, profile: a.params.profile, encoder }, 'source probed');
 

@@ -1,6 +1,6 @@
 import type { ExtractVerticalClipParams } from '@cutroom/proto';
 import type { CropPoint, SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
-import { PipelineError } from '../errors.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
 import { centeredCropX, cropCenterForSubject, cropWindowSize, cropXForCenter, isVerticalSource, subjectShiftInSource } from './crop-geometry.ts';
 import { followPath, steadyPath } from './crop-path.ts';
@@ -89,11 +89,9 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     onProgress: (f) => o.onProgress?.(0.98 * f),
   });
   if (requested && !detection.subjects.some((s) => s.id === requested)) {
-    const found = detection.subjects.map((s) => s.id).join(', ') || 'none';
-    throw new PipelineError(
-      'media_invalid',
-      `subject_id ${requested} was not found in this clip; subjects found: ${found} (run subject=auto and read the subjects output)`,
-    );
+    // The catalogue takes at most 100 ids; detection numbers them by dominance, so these are the main ones.
+    const found = detection.subjects.map((s) => s.id).slice(0, 100);
+    throw inputFailure({ code: 'subject_not_found', params: { found } }, { request: { subject_id: requested } });
   }
   const framed = frameShots(detection.shots, detection.subjects, requested, shift);
   const path =

@@ -1,6 +1,6 @@
 import { execa, type ExecaError } from 'execa';
-import { PipelineError } from '../errors.ts';
-import { asFileUrl, FORMAT_REFUSED, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED, refusedFormatMessage } from '../executors/media-path.ts';
+import { inputFailure, PipelineError } from '../errors.ts';
+import { asFileUrl, FORMAT_REFUSED, formatRefused, hidePaths, INPUT_GUARD_ARGS, PROTOCOL_REFUSED } from '../executors/media-path.ts';
 import { FrameAssembler, type SampleRate } from './sampling.ts';
 import { parseCutLine, SCENE_THRESHOLD } from './shots.ts';
 
@@ -122,8 +122,7 @@ function classifyScanFailure(err: ExecaError, tail: readonly string[], source: s
       cause: err,
     });
   }
-  if (FORMAT_REFUSED.test(text)) return new PipelineError('media_invalid', refusedFormatMessage(), { cause: err });
-  if (PROTOCOL_REFUSED.test(text))
-    return new PipelineError('media_invalid', 'the uploaded file refers to other files or URLs, which are not read', { cause: err });
-  return new PipelineError('media_invalid', `the video could not be decoded for subject detection (${last || `ffmpeg exit ${err.exitCode}`})`, { cause: err });
+  if (FORMAT_REFUSED.test(text)) return formatRefused(undefined, err);
+  if (PROTOCOL_REFUSED.test(text)) return inputFailure({ code: 'refers_to_other_files', params: { input: 'uploaded_file' } }, { cause: err });
+  return inputFailure({ code: 'undecodable', params: { step: 'subject_detection' } }, { tool: last || `ffmpeg exit ${err.exitCode}`, cause: err });
 }

@@ -178,7 +178,8 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
       attempt_id: a2.assignment.attempt_id,
       agent_id: 'cutter',
       code: 'media_invalid',
-      message: 'the source cannot be decoded at 150 s',
+      message: 'the source could not be decoded while encoding the clip ([h264 @ 0x1] error at 150 s)',
+      detail: { code: 'undecodable', params: { step: 'encoding_clip' } },
     });
     await expect.poll(async () => (await jobRow(ctx, id)).status, { timeout: 10_000 }).toBe('completed');
 
@@ -195,7 +196,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     expect(view).toMatchObject({
       status: 'completed',
       payment_status: 'paid',
-      error_message: expect.stringMatching(/^1 of 2 clips failed and were not charged .*clip 2: the source cannot be decoded/),
+      error_message: expect.stringMatching(/^1 of 2 clips failed and were not charged .*clip 2: the source could not be decoded while encoding the clip$/),
     });
     expect(view.outputs.map((o) => [o.role, o.job_id])).toEqual([
       ['clips', findId],
