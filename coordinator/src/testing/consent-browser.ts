@@ -65,11 +65,14 @@ export class ConsentBrowser {
   /** Every response this browser received, to check that no token ever reached it. */
   readonly seen: BrowserResponse[] = [];
 
-  /** `origin`: ours (PUBLIC_BASE_URL's); a URL elsewhere is the host's, where the walk stops. */
-  constructor(
-    private readonly transport: Transport,
-    readonly origin: string,
-  ) {}
+  private readonly transport: Transport;
+  /** Ours (PUBLIC_BASE_URL's); a URL elsewhere is the host's, where the walk stops. */
+  readonly origin: string;
+
+  constructor(transport: Transport, origin: string) {
+    this.transport = transport;
+    this.origin = origin;
+  }
 
   /** One request with this browser's cookies; its Set-Cookie kept. */
   async request(method: 'GET' | 'POST', url: string, opts: { accept?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}) {
@@ -96,7 +99,7 @@ export class ConsentBrowser {
   /** Presses the one button of a page of ours: its form posted as a browser posts it (same-origin). */
   async press(page: BrowserResponse, pageUrl: string): Promise<{ res: BrowserResponse; url: string }> {
     const form = formOf(page.body);
-    if (!form) throw new Error(`no form on the page at ${pageUrl} (${page.status}): ${page.body.slice(0, 300)}`);
+    if (!form) throw new Error(`no form on the page at ${pageUrl} (${page.status}): ${textOf(page.body)}`);
     const url = new URL(form.action, pageUrl).toString();
     const res = await this.request('POST', url, {
       form: form.fields,
@@ -120,10 +123,10 @@ export class ConsentBrowser {
         at = moved;
         continue;
       }
-      if (page.status !== 200) throw new Error(`${at} answered ${page.status}: ${page.body.slice(0, 300)}`);
+      if (page.status !== 200) throw new Error(`${at} answered ${page.status}: ${textOf(page.body)}`);
       const pressed = await this.press(page, at);
       const next = await this.follow(pressed.res, pressed.url);
-      if (!next) throw new Error(`pressing the button at ${at} answered ${pressed.res.status}: ${pressed.res.body.slice(0, 300)}`);
+      if (!next) throw new Error(`pressing the button at ${at} answered ${pressed.res.status}: ${textOf(pressed.res.body)}`);
       at = next;
     }
     throw new Error(`too many steps from ${url}`);
@@ -182,5 +185,12 @@ export function formOf(html: string): { action: string; fields: Record<string, s
   }
   return { action: unescapeHtml(action), fields };
 }
+
+/** What a page says (its body's text; a JSON body as it is), for error messages. */
+const textOf = (body: string) =>
+  unescapeHtml(body.replace(/^[\s\S]*<body>/, '').replace(/<[^>]+>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 400);
 
 const unescapeHtml = (s: string) => s.replace(/&#(\d+);/g, (_m, n: string) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
