@@ -269,7 +269,7 @@ const EnvSchema = z.object({
   VIDEO_HOST_API_BASE: urlOr('https://www.googleapis.com'),
   /** A published video's address is this followed by its id. */
   VIDEO_HOST_WATCH_URL: urlOr('https://www.youtube.com/watch?v='),
-  /** Where the host sends the browser back after consent; register it at the host. @default PUBLIC_BASE_URL/api/v1/connections/video-host/callback */
+  /** Where the host sends the browser back after consent; register it at the host. On PUBLIC_BASE_URL's origin (the consent cookie must reach it). @default PUBLIC_BASE_URL/api/v1/connections/video-host/callback */
   VIDEO_HOST_REDIRECT_URL: optionalUrl,
   /** Space-separated scopes asked for: upload, and force-ssl, which captions.insert needs. */
   VIDEO_HOST_SCOPES: z
