@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerEntries, publishWorkflows } from '../coordinator/src/db/schema.ts';
 import { chainPayer } from './harness/chain-payer.ts';
+import { connectInBrowser } from './harness/consent.ts';
 import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 
@@ -40,13 +41,11 @@ describe('publish_video', () => {
     return id;
   }
 
-  /** Connects the fake's default channel to the session through the consent flow. */
+  /** Connects the fake's default channel to the session through the consent flow, in one browser. */
   async function connect(token: string) {
-    const start = await api('POST', '/api/v1/connections/video-host', token);
-    expect(start.status).toBe(201);
-    const callback = await fetch(stack.videoHost!.consent(start.body.connection_request.authorize_url), { headers: { accept: 'application/json' } });
-    expect(callback.status).toBe(200);
-    return ((await callback.json()) as { connection: { id: string } }).connection;
+    const callback = await connectInBrowser(stack, token);
+    expect(callback.status, callback.body).toBe(200);
+    return (callback.json as { connection: { id: string } }).connection;
   }
 
   /** Creates the publish job and pays it at /process (402 → the stock client pays). */

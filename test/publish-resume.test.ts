@@ -7,6 +7,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishWorkflows } from '../coordinator/src/db/schema.ts';
 import { freePort } from './fixtures/index.ts';
+import { connectInBrowser } from './harness/consent.ts';
 import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 
@@ -65,9 +66,7 @@ describe('publish_video resumes after its coordinator is killed mid-upload', () 
     const token = await api.newSession();
     const source = await api.submitTranscribe(token, video, 'long walk.mp4', 'video/mp4');
     expect((await api.waitForJob(token, source, undefined, 150_000)).status).toBe('completed');
-    const start = await api.call('POST', '/api/v1/connections/video-host', { token });
-    const consent = stack.videoHost!.consent(start.body.connection_request.authorize_url);
-    expect((await fetch(consent, { headers: { accept: 'application/json' } })).status).toBe(200);
+    expect((await connectInBrowser(stack, token)).status).toBe(200);
     return { token, source };
   }
 

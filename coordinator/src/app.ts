@@ -23,6 +23,7 @@ import { outputRoutes } from './http/routes/outputs.ts';
 import { paymentRoutes } from './http/routes/payments.ts';
 import { sessionRoutes } from './http/routes/sessions.ts';
 import { connectionRoutes } from './http/routes/connections.ts';
+import { consentRoutes } from './http/routes/consent.ts';
 import type { LocalBlobStore } from './storage/local-blob-store.ts';
 import { registerLocalBlobRoutes } from './storage/local-blob-routes.ts';
 import { jobBlobWriteCheck } from './jobs/blob-write-guard.ts';
@@ -143,6 +144,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(eventRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(outputRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(connectionRoutes, { prefix: '/api/v1', ctx: deps.ctx });
+  await app.register(consentRoutes, { prefix: '/api/v1', ctx: deps.ctx });
   await app.register(paymentRoutes, { ctx: deps.ctx });
   await app.register(mcpRoutes, { ctx: deps.ctx });
   if (deps.agentRoutes !== 'elsewhere') await app.register(agentRoutes, { ctx: deps.ctx });

@@ -86,14 +86,27 @@ describe('coordinator config', () => {
       apiBase: 'https://www.googleapis.com',
       watchUrl: 'https://www.youtube.com/watch?v=',
       redirectUrl: 'https://cut.example/api/v1/connections/video-host/callback',
+      startUrl: 'https://cut.example/api/v1/connections/video-host/start',
+      revokePageUrl: 'https://cut.example/api/v1/connections/video-host/revoke',
+      consentCookiePath: '/api/v1/connections/video-host',
       scopes: ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.force-ssl'],
     });
     expect(
-      loadCoordinatorConfig({ ...client, VIDEO_HOST_API_BASE: 'http://127.0.0.1:9/', VIDEO_HOST_REDIRECT_URL: 'http://127.0.0.1:1/cb' }).videoHost,
+      loadCoordinatorConfig({ ...client, VIDEO_HOST_API_BASE: 'http://127.0.0.1:9/', VIDEO_HOST_REDIRECT_URL: 'http://127.0.0.1:8080/oauth/cb' }).videoHost,
     ).toMatchObject({
       apiBase: 'http://127.0.0.1:9',
-      redirectUrl: 'http://127.0.0.1:1/cb',
+      redirectUrl: 'http://127.0.0.1:8080/oauth/cb',
+      // The consent cookie must reach both the start page and that callback.
+      consentCookiePath: '/',
     });
+    expect(loadCoordinatorConfig({ ...client, PUBLIC_BASE_URL: 'https://cut.example/tools/' }).videoHost).toMatchObject({
+      startUrl: 'https://cut.example/tools/api/v1/connections/video-host/start',
+      consentCookiePath: '/tools/api/v1/connections/video-host',
+    });
+    // A callback on another origin would never receive the cookie the start page set.
+    expect(() => loadCoordinatorConfig({ ...client, VIDEO_HOST_REDIRECT_URL: 'http://127.0.0.1:1/cb' })).toThrow(
+      /VIDEO_HOST_REDIRECT_URL .* must be on PUBLIC_BASE_URL's origin \(http:\/\/127.0.0.1:8080\)/,
+    );
     // Replicas on one Postgres must share the key: a generated one would differ per DATA_DIR.
     expect(() => loadCoordinatorConfig({ ...client, DATABASE_URL: 'postgres://db/cutroom' })).toThrow(/TOKEN_ENCRYPTION_KEY .* is required/);
     const key = Buffer.alloc(32, 7).toString('base64');

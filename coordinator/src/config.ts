@@ -285,7 +285,7 @@ const EnvSchema = z.object({
   VIDEO_HOST_API_BASE: urlOr('https://www.googleapis.com'),
   /** A published video's address is this followed by its id. */
   VIDEO_HOST_WATCH_URL: urlOr('https://www.youtube.com/watch?v='),
-  /** Where the host sends the browser back after consent; register it at the host. @default PUBLIC_BASE_URL/api/v1/connections/video-host/callback */
+  /** Where the host sends the browser back after consent; register it at the host. On PUBLIC_BASE_URL's origin (the consent cookie must reach it). @default PUBLIC_BASE_URL/api/v1/connections/video-host/callback */
   VIDEO_HOST_REDIRECT_URL: optionalUrl,
   /** Space-separated scopes asked for: upload, and force-ssl, which captions.insert needs. */
   VIDEO_HOST_SCOPES: z
@@ -360,6 +360,12 @@ export interface VideoHostSettings {
   apiBase: string;
   watchUrl: string;
   redirectUrl: string;
+  /** Our page a connection request's `authorize_url` opens (PUBLIC_BASE_URL/api/v1/connections/video-host/start). */
+  startUrl: string;
+  /** Our page of the one-time revoke link shown after consent (PUBLIC_BASE_URL/api/v1/connections/video-host/revoke). */
+  revokePageUrl: string;
+  /** The consent cookie's Path: the deepest folder holding both the start page and the callback. */
+  consentCookiePath: string;
   scopes: string[];
 }
 
@@ -408,6 +414,14 @@ function videoHostOf(c: CoordinatorEnv, publicBaseUrl: string): VideoHostSetting
   // A key generated into DATA_DIR only works where the data lives there too (PGlite): replicas sharing Postgres need one key.
   if (c.DATABASE_URL && !c.TOKEN_ENCRYPTION_KEY)
     throw new Error('invalid configuration: TOKEN_ENCRYPTION_KEY (32 bytes, base64) is required when publishing is configured with DATABASE_URL');
+  const routes = `${publicBaseUrl}/api/v1/connections/video-host`;
+  const redirectUrl = c.VIDEO_HOST_REDIRECT_URL ?? `${routes}/callback`;
+  // The start page sets the cookie that binds a consent to its browser; the callback must receive it.
+  if (new URL(redirectUrl).origin !== new URL(publicBaseUrl).origin)
+    throw new Error(
+      `invalid configuration: VIDEO_HOST_REDIRECT_URL (${redirectUrl}) must be on PUBLIC_BASE_URL's origin (${new URL(publicBaseUrl).origin}): ` +
+        'the consent cookie set by the start page there must reach the callback',
+    );
   return {
     clientId: c.VIDEO_HOST_CLIENT_ID,
     clientSecret: c.VIDEO_HOST_CLIENT_SECRET,
@@ -416,9 +430,21 @@ function videoHostOf(c: CoordinatorEnv, publicBaseUrl: string): VideoHostSetting
     revokeUrl: c.VIDEO_HOST_REVOKE_URL,
     apiBase: c.VIDEO_HOST_API_BASE.replace(/\/+$/, ''),
     watchUrl: c.VIDEO_HOST_WATCH_URL,
-    redirectUrl: c.VIDEO_HOST_REDIRECT_URL ?? `${publicBaseUrl}/api/v1/connections/video-host/callback`,
+    redirectUrl,
+    startUrl: `${routes}/start`,
+    revokePageUrl: `${routes}/revoke`,
+    consentCookiePath: commonFolder(new URL(routes).pathname, new URL(redirectUrl).pathname),
     scopes: c.VIDEO_HOST_SCOPES.split(/\s+/).filter(Boolean),
   };
+}
+
+/** The deepest folder that holds both a folder and a file path (`/a/b` and `/a/c/cb` → `/a`; nothing shared → `/`). */
+function commonFolder(folder: string, file: string): string {
+  const a = folder.split('/').filter(Boolean);
+  const b = file.split('/').filter(Boolean).slice(0, -1);
+  let n = 0;
+  while (n < a.length && n < b.length && a[n] === b[n]) n++;
+  return `/${a.slice(0, n).join('/')}`;
 }
 
 /** support@ the public host when it is a DNS name (an address needs a domain with a dot); a reserved name otherwise. */

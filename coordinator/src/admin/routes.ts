@@ -9,7 +9,8 @@ import { AppError } from '../lib/app-error.ts';
 import { logIn, logOut } from '../operators/operator-auth.ts';
 import { createLoginBackoff } from './login-backoff.ts';
 import { type AdminRouter, adminRouter } from './router.ts';
-import { ADMIN_COOKIE, type AdminDeps, cookieValue, createAdminContext } from './trpc.ts';
+import { cookieValue } from '../http/cookies.ts';
+import { ADMIN_COOKIE, type AdminDeps, createAdminContext } from './trpc.ts';
 
 /** Where `scripts/build-admin-console.sh` writes the console (index.html + assets/). */
 export const DEFAULT_CONSOLE_DIR = resolve(fileURLToPath(import.meta.url), '../../../../admin-console/dist');

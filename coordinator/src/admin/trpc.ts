@@ -3,6 +3,7 @@ import type { CreateFastifyContextOptions } from '@trpc/server/adapters/fastify'
 import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.ts';
 import { bearerToken } from '../http/auth.ts';
+import { cookieValue } from '../http/cookies.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { EnrollTarget } from '../operators/enrollment.ts';
 import { type Operator, operatorBySession, operatorByToken } from '../operators/operator-auth.ts';
@@ -18,16 +19,6 @@ export interface AdminDeps {
 
 export interface AdminContext extends AdminDeps {
   operator: Operator | null;
-}
-
-/** One cookie's value from a Cookie header (the only cookie this service reads). */
-export function cookieValue(header: string | undefined, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return null;
 }
 
 /**

@@ -200,30 +200,48 @@ export const hostConnections = pgTable(
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     revokedAt: ts('revoked_at'),
+    /**
+     * SHA-256 (hex) of the one-time revoke link shown to the browser that consented
+     * (publishing/revoke-links.ts); null once used or once the connection is no longer active.
+     */
+    revokeTokenHash: text('revoke_token_hash'),
   },
   (t) => [
     index('host_connections_session_idx').on(t.sessionId),
     uniqueIndex('host_connections_active_uq').on(t.sessionId, t.host).where(sql`status = 'active'`),
+    uniqueIndex('host_connections_revoke_token_uq').on(t.revokeTokenHash),
   ],
 );
 export type HostConnectionRow = typeof hostConnections.$inferSelect;
 
-/** One consent request in flight: the state the host echoes back, and its PKCE verifier (sealed). Used once, within 10 minutes. */
+/**
+ * One consent request in flight (publishing/consent-requests.ts): named by `request_id` in our
+ * start URL, bound to the first browser that presses Continue there (the SHA-256 of the nonce in
+ * its cookie), then sent to the host with `state` and a PKCE challenge whose verifier is kept
+ * sealed. Used once, within 10 minutes.
+ */
 export const oauthStates = pgTable(
   'oauth_states',
   {
-    /** 32 random bytes, base64url. */
+    /** 32 random bytes, base64url: the host echoes it back to the callback. */
     state: text('state').primaryKey(),
+    /** 24 random bytes, base64url: the start URL's `request` (never the state, which only the bound browser sees). */
+    requestId: text('request_id').notNull(),
     sessionId: uuid('session_id')
       .notNull()
       .references(() => sessions.id),
-    codeVerifierEnc: text('code_verifier_enc').notNull(),
+    /** Sealed; set (and replaced) when the bound browser presses Continue, so no host URL exists before a binding. */
+    codeVerifierEnc: text('code_verifier_enc'),
+    /** SHA-256 (hex) of the browser's consent cookie; null until a browser presses Continue. */
+    browserHash: text('browser_hash'),
+    boundAt: ts('bound_at'),
     createdAt: ts('created_at').notNull(),
     expiresAt: ts('expires_at').notNull(),
     usedAt: ts('used_at'),
   },
-  (t) => [index('oauth_states_expires_idx').on(t.expiresAt)],
+  (t) => [index('oauth_states_expires_idx').on(t.expiresAt), uniqueIndex('oauth_states_request_uq').on(t.requestId)],
 );
+export type OAuthStateRow = typeof oauthStates.$inferSelect;
 
 /**
  * The durable publish_video workflow of one job: which step it is at and what the host already

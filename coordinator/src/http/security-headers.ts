@@ -3,8 +3,9 @@ import helmet from 'helmet';
 
 /**
  * Security headers on every answer (@fastify/helmet on the routes). The API serves JSON and
- * presigned media, never pages: nothing may be framed, run scripts or submit forms, and resources
- * may be fetched cross-origin (callers play presigned media from their own pages).
+ * presigned media: nothing may be framed, run scripts or submit forms, and resources may be
+ * fetched cross-origin (callers play presigned media from their own pages). The few pages of the
+ * consent flow (http/consent-pages.ts) keep all of it and only let their own form post.
  */
 export const HELMET_OPTIONS = {
   contentSecurityPolicy: {

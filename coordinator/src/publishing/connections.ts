@@ -1,29 +1,27 @@
 import { isUniqueViolation } from '../db/pg-errors.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { and, desc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
-import type { VideoHostSettings } from '../config.ts';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Ctx } from '../context.ts';
-import { hostConnections, oauthStates, sessions, type HostConnectionRow, type HostConnectionStatus } from '../db/schema.ts';
+import { hostConnections, type HostConnectionRow, type HostConnectionStatus } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { addMs } from '../lib/clock.ts';
-import { GrantInvalidError, HostCallError, hostOAuth, newPkce } from './oauth.ts';
+import { hashToken } from '../lib/tokens.ts';
+import { takeConsentState, type BrowserNonces } from './consent-requests.ts';
+import { GrantInvalidError, HostCallError, hostOAuth } from './oauth.ts';
+import { requirePublishing } from './publishing-settings.ts';
+import { sessionLabel } from './session-label.ts';
 import { TokenSealError, tokenCipherOf } from './token-crypto.ts';
 
 export type { HostConnectionRow };
+export type { ConnectionRequest } from './consent-requests.ts';
+export { PUBLISHING_NOT_CONFIGURED, requirePublishing } from './publishing-settings.ts';
 
 /** The one host there is; the column leaves room for others. */
 export const VIDEO_HOST = 'video_host';
-/** A consent request must come back within this. */
-const STATE_TTL_MS = 10 * 60_000;
+/** Why a connection whose refresh token the host refuses (invalid_grant) is `revoked`: the user ended the grant there, or it expired. */
+export const REVOKED_AT_HOST = 'revoked at the video host';
 /** An access token this close to its expiry is refreshed first (an upload step must not start with a dying token). */
 const REFRESH_MARGIN_MS = 60_000;
-
-export interface ConnectionRequest {
-  /** The host's consent page, for the caller's browser. */
-  authorize_url: string;
-  state: string;
-  expires_at: string;
-}
 
 /** A connection as callers see it: never a token. */
 export interface ConnectionView {
@@ -38,10 +36,6 @@ export interface ConnectionView {
   revoked_at: string | null;
 }
 
-export const PUBLISHING_NOT_CONFIGURED =
-  'publishing is not configured on this server: its operator enables it by setting VIDEO_HOST_CLIENT_ID and VIDEO_HOST_CLIENT_SECRET ' +
-  '(the OAuth client of this deployment at the video host)';
-
 /** The connection is revoked or invalid: the account must be connected again. The publish workflow fails (and refunds) on it. */
 export class ReconnectRequiredError extends AppError {
   readonly connectionId: string;
@@ -52,12 +46,6 @@ export class ReconnectRequiredError extends AppError {
     );
     this.connectionId = connectionId;
   }
-}
-
-/** The publishing settings, or the 400 every connection call and publish_video answer when there are none. */
-export function requirePublishing(ctx: Ctx): VideoHostSettings {
-  if (!ctx.config.videoHost) throw new AppError('invalid_request', PUBLISHING_NOT_CONFIGURED);
-  return ctx.config.videoHost;
 }
 
 export function connectionView(row: HostConnectionRow): ConnectionView {
@@ -74,33 +62,29 @@ export function connectionView(row: HostConnectionRow): ConnectionView {
   };
 }
 
-/** A consent request for the session: a fresh state and PKCE verifier (sealed), and the host's consent URL. */
-export async function startConnect(ctx: Ctx, sessionId: string): Promise<ConnectionRequest> {
-  const settings = requirePublishing(ctx);
-  const now = ctx.clock.now();
-  // Housekeeping on the way: requests abandoned over an hour ago are of no use to anyone.
-  await ctx.db.delete(oauthStates).where(lt(oauthStates.expiresAt, addMs(now, -3600_000)));
-  const state = randomBytes(32).toString('base64url');
-  const { verifier, challenge } = await newPkce();
-  const expiresAt = addMs(now, STATE_TTL_MS);
-  await ctx.db.insert(oauthStates).values({ state, sessionId, codeVerifierEnc: tokenCipherOf(ctx.config).seal(verifier), createdAt: now, expiresAt });
-  return { authorize_url: hostOAuth(settings).authorizeUrl(state, challenge), state, expires_at: expiresAt.toISOString() };
-}
-
 export interface ConsentAnswer {
   state: string;
   code?: string | undefined;
   error?: string | undefined;
 }
 
+/** A finished consent, for the browser that gave it: which session holds the channel now, and the one-time link that disconnects it. */
+export interface Connected {
+  connection: ConnectionView;
+  session_label: string;
+  revoke_url: string;
+}
+
 /**
- * The host's redirect after consent: the state is taken (once, unexpired), the code exchanged with
- * its verifier, and the connection stored, replacing (revoking) the session's active one.
+ * The host's redirect after consent, in the browser that came back: the state is taken (once,
+ * unexpired, and only by the browser bound to it: consent-requests.ts), the code exchanged with
+ * its verifier, and the connection stored, replacing (revoking) the session's active one. The
+ * answer carries a one-time revoke link (only its SHA-256 is stored: revoke-links.ts).
  */
-export async function finishConnect(ctx: Ctx, answer: ConsentAnswer): Promise<ConnectionView> {
+export async function finishConnect(ctx: Ctx, answer: ConsentAnswer, browser: BrowserNonces): Promise<Connected> {
   const settings = requirePublishing(ctx);
   const cipher = tokenCipherOf(ctx.config);
-  const request = await takeState(ctx, answer.state);
+  const request = await takeConsentState(ctx, answer.state, browser);
   if (answer.error) {
     const code = answer.error.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 64);
     throw new AppError(
@@ -139,6 +123,7 @@ export async function finishConnect(ctx: Ctx, answer: ConsentAnswer): Promise<Co
     return null;
   });
   const now = ctx.clock.now();
+  const revokeToken = randomBytes(32).toString('base64url');
   const row: HostConnectionRow = {
     id: randomUUID(),
     sessionId: request.sessionId,
@@ -154,32 +139,18 @@ export async function finishConnect(ctx: Ctx, answer: ConsentAnswer): Promise<Co
     createdAt: now,
     updatedAt: now,
     revokedAt: null,
+    revokeTokenHash: hashToken(revokeToken),
   };
   const replaced = await storeReplacing(ctx, row);
   // Revoking at the host ends the whole grant of that account for this client: only an old grant of another account is revoked there.
   for (const old of replaced) {
     if (old.accountId && row.accountId && old.accountId !== row.accountId) await revokeAtHost(ctx, old);
   }
-  return connectionView(row);
-}
-
-/** The state row, marked used in the same statement (a replayed callback finds it used); 400 when unknown, expired or used. */
-async function takeState(ctx: Ctx, state: string) {
-  const now = ctx.clock.now();
-  const [taken] = await ctx.db
-    .update(oauthStates)
-    .set({ usedAt: now })
-    .where(and(eq(oauthStates.state, state), isNull(oauthStates.usedAt), gt(oauthStates.expiresAt, now)))
-    .returning();
-  if (!taken) {
-    const [known] = await ctx.db.select().from(oauthStates).where(eq(oauthStates.state, state)).limit(1);
-    const why = !known ? 'is unknown' : known.usedAt ? 'was already used' : 'expired (a consent must come back within 10 minutes)';
-    throw new AppError('invalid_request', `this connection request ${why}: make a new connection request`);
-  }
-  const [session] = await ctx.db.select({ expiresAt: sessions.expiresAt }).from(sessions).where(eq(sessions.id, taken.sessionId)).limit(1);
-  if (!session || session.expiresAt <= now)
-    throw new AppError('invalid_request', 'the session that made this connection request has expired: create a new session');
-  return taken;
+  return {
+    connection: connectionView(row),
+    session_label: sessionLabel(row.sessionId),
+    revoke_url: `${settings.revokePageUrl}?token=${revokeToken}`,
+  };
 }
 
 /** Inserts the new connection and revokes the session's active one, in one transaction; a concurrent connect is retried once. */
@@ -189,7 +160,7 @@ async function storeReplacing(ctx: Ctx, row: HostConnectionRow): Promise<HostCon
       return await ctx.db.transaction(async (tx) => {
         const replaced = await tx
           .update(hostConnections)
-          .set({ status: 'revoked', statusReason: 'replaced by a newer connection', revokedAt: row.createdAt, updatedAt: row.createdAt, accessTokenEnc: null })
+          .set({ ...REVOKED, statusReason: 'replaced by a newer connection', revokedAt: row.createdAt, updatedAt: row.createdAt })
           .where(and(eq(hostConnections.sessionId, row.sessionId), eq(hostConnections.host, row.host), eq(hostConnections.status, 'active')))
           .returning();
         await tx.insert(hostConnections).values(row);
@@ -227,7 +198,7 @@ export async function revokeConnection(ctx: Ctx, sessionId: string, id: string):
   const now = ctx.clock.now();
   await ctx.db
     .update(hostConnections)
-    .set({ status: 'revoked', statusReason: 'disconnected by the caller', revokedAt: now, updatedAt: now, accessTokenEnc: null })
+    .set({ ...REVOKED, statusReason: 'disconnected by the caller', revokedAt: now, updatedAt: now })
     .where(eq(hostConnections.id, id));
 }
 
@@ -244,8 +215,9 @@ export async function activeConnectionOf(ctx: Ctx, sessionId: string): Promise<H
 /**
  * A usable access token of an active connection: the stored one while it has more than a minute
  * left (unless `forceRefresh`, e.g. after the host answered 401), else a refreshed one, persisted.
- * A grant the host refuses (revoked, expired) makes the connection `invalid` and throws
- * ReconnectRequiredError; a host that cannot be reached throws AppError `unavailable` (retryable).
+ * A grant the host refuses (`invalid_grant`: the user revoked it there, or it expired) makes the
+ * connection `revoked` (REVOKED_AT_HOST) and throws ReconnectRequiredError; a host that cannot be
+ * reached throws AppError `unavailable` (retryable).
  */
 export async function accessTokenFor(ctx: Ctx, connectionId: string, opts: { forceRefresh?: boolean } = {}): Promise<string> {
   const settings = requirePublishing(ctx);
@@ -272,8 +244,12 @@ export async function accessTokenFor(ctx: Ctx, connectionId: string, opts: { for
     grant = await hostOAuth(settings).refresh(refreshToken);
   } catch (e) {
     if (e instanceof GrantInvalidError) {
-      await markInvalid(ctx, row.id, `the host refused the refresh token (invalid_grant${e.description ? `: ${e.description}` : ''})`);
-      throw new ReconnectRequiredError(row.id, 'was revoked or has expired at the video host');
+      ctx.logger.warn(
+        { connection_id: row.id, description: e.description },
+        'the video host refused a refresh token (invalid_grant): the connection is revoked',
+      );
+      await markRevokedAtHost(ctx, row.id);
+      throw new ReconnectRequiredError(row.id, 'was revoked at the video host (or its grant expired there)');
     }
     throw refusal(ctx, e, 'refresh the access token');
   }
@@ -305,15 +281,39 @@ async function openOrInvalidate(ctx: Ctx, row: HostConnectionRow, sealed: string
   }
 }
 
+/** What every way out of `active` clears: the access token, and the revoke link (useless once the connection is no longer active). */
+const REVOKED = { status: 'revoked', accessTokenEnc: null, revokeTokenHash: null } as const;
+
+/** This server can no longer use the connection (its tokens cannot be opened): `invalid`, connect again. */
 async function markInvalid(ctx: Ctx, id: string, reason: string): Promise<void> {
   await ctx.db
     .update(hostConnections)
-    .set({ status: 'invalid', statusReason: reason.slice(0, 300), accessTokenEnc: null, updatedAt: ctx.clock.now() })
+    .set({ status: 'invalid', statusReason: reason.slice(0, 300), accessTokenEnc: null, revokeTokenHash: null, updatedAt: ctx.clock.now() })
     .where(and(eq(hostConnections.id, id), eq(hostConnections.status, 'active')));
 }
 
+/** The host refused the grant: it was revoked there (or expired), so it is revoked here. */
+async function markRevokedAtHost(ctx: Ctx, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  await ctx.db
+    .update(hostConnections)
+    .set({ ...REVOKED, statusReason: REVOKED_AT_HOST, revokedAt: now, updatedAt: now })
+    .where(and(eq(hostConnections.id, id), eq(hostConnections.status, 'active')));
+}
+
+/** The connection revoked here by its one-time link (revoke-links.ts): the link burned in the same statement. */
+export async function revokeByLinkHash(ctx: Ctx, tokenHash: string): Promise<HostConnectionRow | null> {
+  const now = ctx.clock.now();
+  const [row] = await ctx.db
+    .update(hostConnections)
+    .set({ ...REVOKED, statusReason: 'disconnected from the consent page', revokedAt: now, updatedAt: now })
+    .where(and(eq(hostConnections.revokeTokenHash, tokenHash), eq(hostConnections.status, 'active')))
+    .returning();
+  return row ?? null;
+}
+
 /** Best effort: the grant of a connection revoked at the host; a failure is logged (status only) and ignored. */
-async function revokeAtHost(ctx: Ctx, row: HostConnectionRow): Promise<void> {
+export async function revokeAtHost(ctx: Ctx, row: HostConnectionRow): Promise<void> {
   try {
     await hostOAuth(requirePublishing(ctx)).revoke(tokenCipherOf(ctx.config).open(row.refreshTokenEnc));
   } catch (e) {

@@ -76,7 +76,7 @@ export const publishVideoJob: CoordinatorRunDefinition = {
     if (!(await activeConnectionId(ctx.db, sessionId))) {
       throw new AppError(
         'conflict',
-        'no video host account is connected to this session: connect one first (POST /api/v1/connections/video-host, open its authorize_url and consent), then publish; nothing was charged',
+        'no video host account is connected to this session: connect one first (POST /api/v1/connections/video-host, open its authorize_url in the browser that will consent, press Continue and consent at the host), then publish; nothing was charged',
       );
     }
   },

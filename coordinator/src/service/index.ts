@@ -8,7 +8,16 @@ export type { Credentials } from './credentials.ts';
 export type { Served } from './job-calls.ts';
 export { createBundleCall, payBundleCall } from './bundle-calls.ts';
 export { checkoutOfferCall, createOfferingCheckout } from './checkout-offer.ts';
-export { finishConnectCall, listConnectionsCall, revokeConnectionCall, startConnectCall } from './connection-calls.ts';
+export {
+  bindConsentRequestCall,
+  finishConnectCall,
+  listConnectionsCall,
+  revokeConnectionCall,
+  showConsentRequestCall,
+  showRevokeLinkCall,
+  startConnectCall,
+  useRevokeLinkCall,
+} from './connection-calls.ts';
 export { jobEventsCall, type JobStreamEvent, releasing } from './event-calls.ts';
 export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
 export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';

@@ -12,8 +12,11 @@ export interface OAuthHost {
   refresh: Map<string, { revoked: boolean; user: string; scope: string }>;
   /** The next n requests answer 503. */
   failNext(n: number): void;
-  /** The user consents on the consent page: a code for the redirect, bound to the URL's PKCE challenge and redirect URI. */
-  consent(authorizeUrl: string, user?: string, scope?: string): { code: string; state: string };
+  /**
+   * The user consents on the consent page: a code bound to the URL's PKCE challenge and redirect
+   * URI, and `redirect`, the callback URL the host sends the user's browser to.
+   */
+  consent(authorizeUrl: string, user?: string, scope?: string): { code: string; state: string; redirect: string };
   stop(): Promise<void>;
 }
 
@@ -106,7 +109,10 @@ export async function startOAuthHost(): Promise<OAuthHost> {
         scope: scope ?? u.searchParams.get('scope')!,
         user,
       });
-      return { code, state: u.searchParams.get('state')! };
+      const state = u.searchParams.get('state')!;
+      const redirect = new URL(u.searchParams.get('redirect_uri')!);
+      redirect.search = new URLSearchParams({ state, code, scope: scope ?? u.searchParams.get('scope')! }).toString();
+      return { code, state, redirect: redirect.toString() };
     },
     stop: () => new Promise<void>((r) => server.close(() => r())),
   };
