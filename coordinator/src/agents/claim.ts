@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, eq, inArray, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Assignment, ClaimRequest, ClaimResponse } from '@cutroom/proto';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import type { CoordinatorConfig } from '../config.ts';
@@ -13,41 +13,36 @@ import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
 import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/registry.ts';
-import { isCoordinatorRun } from '../job-types/coordinator-run.ts';
-import { isBundleJobType } from '@cutroom/shared/bundles';
-import { isAgentProduct } from '@cutroom/shared/products';
 import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
-import { NOT_THE_AGENTS_FAULT } from '../operators/blocklist.ts';
-import { claimRefusal } from '../operators/claim-gate.ts';
-import { anotherAgentCouldTake } from '../operators/eligible-agents.ts';
-import { retryWaitMs } from './retry-backoff.ts';
+import { decideClaim, RETRY_ELSEWHERE_MS } from '../claims/claim-rules.ts';
+import { loadEligibility } from '../claims/eligibility.ts';
 
-export { AGENT_LIVE_MS };
-/** How long an agent that failed a job leaves its wake-up for the others before asking again. */
-export const RETRY_ELSEWHERE_MS = 5_000;
+export { AGENT_LIVE_MS, RETRY_ELSEWHERE_MS };
 
 /**
  * Claims a queued job for an agent. Queued means: in an active status (its type's first stage
- * after a requeue) with no current attempt, whatever the job type. One conditional UPDATE
- * decides between racing agents; the winner gets a fresh attempt_id (the fence for every later
- * call) and presigned URLs for its source and outputs. An agent that already failed this job is
- * told to leave it while another live agent serving the kind could take it.
+ * after a requeue) with no current attempt, whatever the job type. The claim policy
+ * (claims/claim-rules.ts, on a snapshot loaded in two queries) decides whether this agent may take
+ * it; one conditional UPDATE then decides between racing agents; the winner gets a fresh
+ * attempt_id (the fence for every later call) and presigned URLs for its source and outputs.
  */
 export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimResponse> {
   const now = ctx.clock.now();
   await touchAgent(ctx, req.agent_id, now);
-  const [queued] = await ctx.db.select({ jobType: jobs.jobType, attemptCount: jobs.attemptCount }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
-  // Bundles, products and coordinator-run jobs have no agent work (no wake-up is published for them).
-  if (!queued || !hasAgentWork(queued.jobType)) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
-  const kind = definitionOf(queued.jobType).workKind;
-  const refusal = await claimRefusal(ctx, req.agent_id, kind, queued.jobType);
-  if (refusal) return { v: 1, claimed: false, ...refusal };
-  // After a failed attempt the job waits out its back-off: the wake-up comes back when it ends.
-  const wait = await retryWaitMs(ctx, req.job_id, queued.attemptCount, now);
-  if (wait > 0) return { v: 1, claimed: false, reason: 'the job retries after a back-off', retry_after_ms: wait };
-  if (await shouldLeaveToOthers(ctx, req)) {
-    return { v: 1, claimed: false, reason: 'this agent already failed this job; another agent can take it', retry_after_ms: RETRY_ELSEWHERE_MS };
+  const snapshot = await loadEligibility(ctx, req.agent_id, req.job_id);
+  const decision = decideClaim(snapshot, {
+    routing: ctx.config.ROUTING_TAGS,
+    blocklistFailures: ctx.config.BLOCKLIST_FAILURES,
+    RETRY_BACKOFF_MS: ctx.config.RETRY_BACKOFF_MS,
+    RETRY_BACKOFF_MAX_MS: ctx.config.RETRY_BACKOFF_MAX_MS,
+    now,
+  });
+  if (!decision.claim) {
+    const { claim: _, ...refusal } = decision;
+    return { v: 1, claimed: false, ...refusal };
   }
+  if (decision.blockedButAlone)
+    ctx.logger.warn({ agent_id: req.agent_id, job_type: snapshot.job?.type }, 'a blocked agent takes the job: no unblocked agent can');
   const attemptId = randomUUID();
   const lease = ctx.config.LEASE_MS;
   const job = await ctx.db.transaction(async (tx) => {
@@ -88,8 +83,6 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   ctx.logger.info({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, job_type: job.jobType }, 'job claimed');
   return { v: 1, claimed: true, assignment };
 }
-
-const hasAgentWork = (type: string): boolean => !isBundleJobType(type) && !isAgentProduct(type) && !isCoordinatorRun(type);
 
 /** Lifetime of an assignment's URLs: they must outlive the longest run; the lease, not the URL, bounds a stuck attempt. */
 export const assignmentUrlTtlSeconds = (config: Pick<CoordinatorConfig, 'PRESIGN_TTL_SECONDS'>): number => Math.max(config.PRESIGN_TTL_SECONDS, 6 * 3600);
@@ -138,25 +131,4 @@ async function inputsOf(ctx: Ctx, job: JobRow, ttl: number): Promise<AssignmentI
 /** Agents announce themselves on every register, claim and heartbeat; liveness reads this. */
 export async function touchAgent(ctx: Ctx, agentId: string, now: Date): Promise<void> {
   await ctx.db.update(agents).set({ lastSeenAt: now }).where(eq(agents.id, agentId));
-}
-
-/**
- * Flamenco's rule, per job: an agent whose attempt at this job failed (or lost its lease) does
- * not get it again while another live agent that serves the job's kind, is not blocked for its
- * type, and has not failed it either, could take it. With no such agent the same one may retry:
- * a job must not wait forever.
- */
-async function shouldLeaveToOthers(ctx: Ctx, req: ClaimRequest): Promise<boolean> {
-  // An operator's cancel, or the caller's media, says nothing about the agent.
-  const agentsFault = or(isNull(jobAttempts.errorCode), notInArray(jobAttempts.errorCode, [...NOT_THE_AGENTS_FAULT]));
-  const failedBy = (
-    await ctx.db
-      .selectDistinct({ agentId: jobAttempts.agentId })
-      .from(jobAttempts)
-      .where(and(eq(jobAttempts.jobId, req.job_id), inArray(jobAttempts.outcome, ['failed', 'lease_expired']), agentsFault))
-  ).map((r) => r.agentId);
-  if (!failedBy.includes(req.agent_id)) return false;
-  const [job] = await ctx.db.select({ jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, req.job_id)).limit(1);
-  if (!job) return false;
-  return anotherAgentCouldTake(ctx, { agentId: req.agent_id, kind: definitionOf(job.jobType).workKind, jobType: job.jobType, excluding: failedBy });
 }

@@ -35,6 +35,11 @@ function register<T extends JobType>(def: JobTypeDefinition<T>): JobTypeDefiniti
   return def as unknown as JobTypeDefinition;
 }
 
+/** The definition of a type agents run, or null for the rest (bundles, products, coordinator-run types): what claims ask. */
+export function agentDefinitionOf(type: string): JobTypeDefinition | null {
+  return JOB_TYPE_DEFINITIONS[type as JobType] ?? null;
+}
+
 /** The definition of a type a caller asked for: 400 naming the ones available when it is not built yet. */
 export function definitionFor(type: JobType): JobTypeDefinition {
   if (isBundleJobType(type)) throw bundleRefusal(type);

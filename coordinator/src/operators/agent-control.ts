@@ -4,7 +4,8 @@ import type { Ctx } from '../context.ts';
 import { type AgentControlState, agents } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { recordAction } from './audit.ts';
-import { checkTags, pushRevocations, revokeAgentCredentials } from './enrollment.ts';
+import { pushRevocations, revokeAgentCredentials } from '../agent-identity/credentials.ts';
+import { checkTags } from './enrollment.ts';
 import type { Operator } from './operator-auth.ts';
 
 /**

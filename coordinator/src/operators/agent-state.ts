@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { asc, eq, isNull } from 'drizzle-orm';
 import type { AgentCapabilities } from '@cutroom/proto';
 import type { Ctx } from '../context.ts';
 import { type AgentControlState, agentCredentials, agents, jobAttempts, jobs } from '../db/schema.ts';
@@ -110,14 +110,4 @@ export async function agentStateCounts(ctx: Ctx): Promise<Record<AgentDisplaySta
   const counts = Object.fromEntries(AGENT_DISPLAY_STATES.map((s) => [s, 0])) as Record<AgentDisplayState, number>;
   for (const a of await listAgents(ctx)) counts[a.state]++;
   return counts;
-}
-
-/** An agent's control row (what the claim and announcements are answered with). */
-export async function agentControlRow(ctx: Ctx, agentId: string) {
-  const [row] = await ctx.db
-    .select({ state: agents.state, tags: agents.tags, rotateRequestedAt: agents.rotateRequestedAt, capabilities: agents.capabilities })
-    .from(agents)
-    .where(and(eq(agents.id, agentId)))
-    .limit(1);
-  return row ?? null;
 }

@@ -45,10 +45,6 @@ export async function blockedTypes(ctx: Ctx, agentId?: string, jobType?: string)
   return rows.map((r) => ({ agent_id: r.agentId, job_type: r.jobType, failures: Number(r.failures) }));
 }
 
-export async function isBlocked(ctx: Ctx, agentId: string, jobType: string): Promise<boolean> {
-  return (await blockedTypes(ctx, agentId, jobType)).length > 0;
-}
-
 /** An operator lets the agent take the job type again; its earlier failures stop counting. */
 export async function clearBlock(ctx: Ctx, by: Operator, agentId: string, jobType: string): Promise<void> {
   const now = ctx.clock.now();

@@ -6,11 +6,12 @@ import { registerAgent } from '../agents/register.ts';
 import { agents, jobAttempts, operatorActions } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
-import { authenticateAgent } from './agent-auth.ts';
+import { authenticateAgent } from '../agent-identity/agent-auth.ts';
 import { requestRotation, revokeCredentials, setAgentState, setAgentTags } from './agent-control.ts';
 import { listAgents } from './agent-state.ts';
 import { blockedTypes, clearBlock } from './blocklist.ts';
-import { enrollAgent, mintEnrollmentToken, rotateCredential } from './enrollment.ts';
+import { enrollAgent, rotateCredential } from '../agent-identity/credentials.ts';
+import { mintEnrollmentToken } from './enrollment.ts';
 import { cancelJob, retryJob } from './job-control.ts';
 import { listJobs, jobTimeline } from './job-queries.ts';
 

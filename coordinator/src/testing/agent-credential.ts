@@ -1,6 +1,7 @@
 import type { Ctx } from '../context.ts';
 import { SYSTEM_OPERATOR } from '../embedded/agent-children.ts';
-import { enrollAgent, mintEnrollmentToken } from '../operators/enrollment.ts';
+import { enrollAgent } from '../agent-identity/credentials.ts';
+import { mintEnrollmentToken } from '../operators/enrollment.ts';
 
 /** Enrolls an agent the way a host does (mint a one-use token, trade it) and answers its own credential. */
 export async function enrolledAgentToken(ctx: Ctx, agentId: string, tags: string[] = []): Promise<string> {

@@ -16,8 +16,8 @@ import { claimJob } from '../../agents/claim.ts';
 import { natsCredential } from '../../agents/nats-credential.ts';
 import { registerAgent } from '../../agents/register.ts';
 import { AppError } from '../../lib/app-error.ts';
-import { type AgentIdentity, authenticateAgent } from '../../operators/agent-auth.ts';
-import { enrollAgent, rotateCredential } from '../../operators/enrollment.ts';
+import { type AgentIdentity, authenticateAgent } from '../../agent-identity/agent-auth.ts';
+import { enrollAgent, rotateCredential } from '../../agent-identity/credentials.ts';
 import { bearerToken } from '../auth.ts';
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryDelayMs } from './retry-backoff.ts';
+import { retryDelayMs } from './retry-delay.ts';
 
 describe('retryDelayMs', () => {
   const config = { RETRY_BACKOFF_MS: 5000, RETRY_BACKOFF_MAX_MS: 60_000 };
