@@ -18,6 +18,7 @@ export const SLOW = [
   'test/text-generator.test.ts',
   'test/chaos.test.ts',
   'test/admin-console.test.ts',
+  'test/consent-in-chromium.test.ts',
   'test/cli-flow.test.ts',
   'test/deploy-manifests.test.ts',
   'test/nats-cluster.test.ts',

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type AgentFacts, type ClaimPolicy, decideClaim, DRAINING_RETRY_MS, type EligibilitySnapshot, REFUSED_RETRY_MS, RETRY_ELSEWHERE_MS } from './claim-rules.ts';
+import {
+  type AgentFacts,
+  type ClaimPolicy,
+  decideClaim,
+  DRAINING_RETRY_MS,
+  type EligibilitySnapshot,
+  REFUSED_RETRY_MS,
+  RETRY_ELSEWHERE_MS,
+} from './claim-rules.ts';
 
 const now = new Date('2026-11-01T00:00:00Z');
 const policy: ClaimPolicy = { routing: {}, blocklistFailures: 3, RETRY_BACKOFF_MS: 10_000, RETRY_BACKOFF_MAX_MS: 60_000, now };
@@ -29,7 +37,12 @@ describe('the claim policy (one rule per line, first refusal decides)', () => {
 
   it.each<[string, EligibilitySnapshot, Partial<ClaimPolicy>, object]>([
     ['1. no job an agent runs', snap({ job: null }), {}, { claim: false, reason: 'job is not waiting for an agent' }],
-    ['2. no agent row: tags only', snap({ agent: null }), { routing: { cut: ['gpu'] } }, { reason: 'extract_clip needs an agent tagged gpu', retry_after_ms: REFUSED_RETRY_MS }],
+    [
+      '2. no agent row: tags only',
+      snap({ agent: null }),
+      { routing: { cut: ['gpu'] } },
+      { reason: 'extract_clip needs an agent tagged gpu', retry_after_ms: REFUSED_RETRY_MS },
+    ],
     [
       '3. draining, told so',
       snap({ agent: agent('me', { state: 'draining', rotateRequested: true }) }),
