@@ -39,7 +39,8 @@ describe('payment discovery', () => {
     });
     const cardMin = Number(doc.rails.find((r: any) => r.rail === 'card').min_amount);
     for (const row of doc.prices) if (row.card) expect(Number(row.card.amount), row.product).toBeGreaterThanOrEqual(cardMin);
-    expect(doc.prices).toHaveLength(14);
+    expect(price('find_clips', 'audio')).toMatchObject({ chain: { display: '1.70' }, card: { display: '2.00' } });
+    expect(doc.prices).toHaveLength(15);
   });
 
   it('annotates every paid operation and passes the mppx discovery validator', async () => {

@@ -1,3 +1,5 @@
+import { availableJobTypes, JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
+import type { MediaKind } from '@cutroom/shared/media-types';
 import { PRICES } from '@cutroom/shared/prices';
 import { RAIL_CURRENCY } from '@cutroom/shared/payment-methods';
 import type { Billing } from './billing.ts';
@@ -41,24 +43,29 @@ export function priceTable() {
       card: card ? { amount: String(p.cardCents), display: usd(p.cardCents), currency: 'USD' as const, decimals: 2 } : null,
     };
   };
-  return [
-    row('transcribe', PRICES.transcribe.audio, { media: 'audio' }),
-    row('transcribe', PRICES.transcribe.video, { media: 'video' }),
-    row('summarize', PRICES.summarize.audio, { media: 'audio' }),
-    row('summarize', PRICES.summarize.video, { media: 'video' }),
-    row('find_clips', PRICES.find_clips.video, { media: 'video' }),
-    row('extract_clip', PRICES.extract_clip, { unit: 'per call' }),
-    row('extract_vertical_clip', PRICES.extract_vertical_clip, { unit: 'per call' }),
-    // The REST derivatives route takes card only (hosted checkout, quantity N); MCP takes both rails.
-    row('clips_vertical', PRICES.clips_vertical, { unit: 'per clip', note: MCP_ONLY_CHAIN }),
-    row('clips_horizontal', PRICES.clips_horizontal, { unit: 'per clip', note: MCP_ONLY_CHAIN }),
-    row('publish_video', PRICES.publish_video),
-    row('edit_from_transcript', PRICES.edit_from_transcript),
-    row('clips_from_video', PRICES.clips_bundle_hold, { unit: HOLD_UNIT, note: 'card only; through MCP' }),
-    row('clips_youtube', PRICES.clips_bundle_hold, { unit: HOLD_UNIT, note: 'card only; through MCP' }),
-    row('smoke_test', PRICES.smoke_test),
-  ];
+  // Every job type this build sells, from its row in JOB_TYPES (the one place prices are written):
+  // a type priced by media gets a row per media it accepts, so none can be left out of the table.
+  const jobRows = availableJobTypes().flatMap((type) => {
+    const pricing = JOB_TYPES[type].pricing;
+    const note = SALE_NOTES[type];
+    if (pricing.by === 'media')
+      return MEDIA_KINDS.flatMap((media) => (pricing.prices[media] ? [row(type, pricing.prices[media], { media, ...(note && { note }) })] : []));
+    return [row(type, pricing.price, { unit: UNITS[pricing.by], ...(note && { note }) })];
+  });
+  return [...jobRows, row('smoke_test', PRICES.smoke_test)];
 }
+
+/** A flat-priced row's unit, by how its type is priced. */
+const UNITS = { call: 'per call', item: 'per clip', hold: HOLD_UNIT } as const;
+/** How a type is sold, where that narrows its rails (the table's note). */
+const SALE_NOTES: Partial<Record<JobType, string>> = {
+  // The REST derivatives route takes card only (hosted checkout, quantity N); MCP takes both rails.
+  clips_vertical: MCP_ONLY_CHAIN,
+  clips_horizontal: MCP_ONLY_CHAIN,
+  clips_from_video: 'card only; through MCP',
+  clips_youtube: 'card only; through MCP',
+};
+const MEDIA_KINDS = ['audio', 'video'] as const satisfies readonly MediaKind[];
 
 /** Job operations are priced by job type and media: from the cheapest to the dearest upload job. */
 const JOB_RANGE = {
