@@ -18,10 +18,9 @@ export {
   startConnectCall,
   useRevokeLinkCall,
 } from './connection-calls.ts';
-export { jobEventsCall, type JobStreamEvent, releasing } from './event-calls.ts';
+export { jobEventsCall, type JobStreamEvent } from './event-calls.ts';
 export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
 export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';
 export { createProductCall } from './product-calls.ts';
 export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';
 export { createSessionCall, currentSessionCall } from './session-calls.ts';
-export { holdStreamSlot } from './stream-slots.ts';

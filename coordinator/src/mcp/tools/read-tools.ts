@@ -1,6 +1,5 @@
 import type { Job } from '@cutroom/shared/api';
-import { streamJobEvents } from '../../jobs/job-stream.ts';
-import { createSessionCall, downloadCall, getJobCall, holdStreamSlot, releasing, smokeTestCall } from '../../service/index.ts';
+import { createSessionCall, downloadCall, getJobCall, jobEventsCall, smokeTestCall } from '../../service/index.ts';
 import type { ProgressReport, ToolCall } from '../tool-call.ts';
 import type { ToolResult } from './tool-result.ts';
 import { mcpPaymentError } from './upload-tools.ts';
@@ -18,14 +17,13 @@ export function progressValue(stage: string, fraction: number): number {
 
 /**
  * Waits for the job to end (or the time to run out, or the caller to cancel), sending a progress
- * notification for each status change and progress report the job stream gives
- * (jobs/job-stream.ts: the same events as the REST event stream, read from Postgres).
+ * notification for each status change and progress report of the service's job event stream
+ * (service/event-calls.ts: the REST event stream's, with the same ownership check and the same
+ * caps on long-lived connections: 429/503 past one).
  */
 async function waitForEnd(call: ToolCall, job: Job, seconds: number): Promise<void> {
-  // A wait holds a connection like an event stream and counts in the same caps (429/503 past one).
-  const release = holdStreamSlot(call.ctx, call.creds);
   const stop = AbortSignal.any([call.signal, AbortSignal.timeout(seconds * 1000)]);
-  stop.addEventListener('abort', release, { once: true });
+  const events = await jobEventsCall(call.ctx, call.creds, job.job_id, { signal: stop });
   let sent = -1;
   const report = async (p: ProgressReport) => {
     if (!call.progress || p.progress <= sent) return;
@@ -34,7 +32,7 @@ async function waitForEnd(call: ToolCall, job: Job, seconds: number): Promise<vo
   };
   await report({ progress: progressValue(job.status, job.progress?.fraction ?? 0), total: STAGE_ORDER.length - 1, message: job.status });
   try {
-    for await (const e of releasing(streamJobEvents(call.ctx, job.job_id, { signal: stop }), release)) {
+    for await (const e of events) {
       if (e.type === 'status') await report({ progress: progressValue(e.status, 0), total: STAGE_ORDER.length - 1, message: e.status });
       else if (e.type === 'progress') {
         await report({ progress: progressValue(e.stage, e.fraction), total: STAGE_ORDER.length - 1, message: `${e.stage} ${Math.round(e.fraction * 100)}%` });
@@ -42,6 +40,8 @@ async function waitForEnd(call: ToolCall, job: Job, seconds: number): Promise<vo
     }
   } catch (err) {
     if (!stop.aborted) throw err;
+  } finally {
+    await events.return(undefined);
   }
 }
 
