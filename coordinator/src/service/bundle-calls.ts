@@ -1,4 +1,11 @@
-import { BUNDLE_JOB_TYPES, isBundleJobType, type BundleJobType, type CreateBundleRequest, type CreateBundleResponse } from '@cutroom/shared/bundles';
+import {
+  BUNDLE_JOB_TYPES,
+  type BundleClip,
+  isBundleJobType,
+  type BundleJobType,
+  type CreateBundleRequest,
+  type CreateBundleResponse,
+} from '@cutroom/shared/bundles';
 import type { Ctx } from '../context.ts';
 import { createBundle } from '../jobs/create-bundle.ts';
 import { missingSession } from '../jobs/create-job.ts';
@@ -55,4 +62,28 @@ export async function payBundleCall(ctx: Ctx, creds: Credentials, bundleId: stri
   if (job.status === 'deleted') throw new AppError('conflict', `bundle ${bundleId} has expired or was deleted; create a new one`);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: { job_id: bundleId, status: 'processing' }, receipt: paid.receipt };
+}
+
+/** clips_from_job's request: candidates chosen from a find_clips job, in one orientation. */
+export interface ClipsFromJobRequest {
+  candidate_ids: readonly string[];
+  orientation?: 'vertical' | 'horizontal' | undefined;
+  profile?: BundleClip['profile'] | undefined;
+  subject?: BundleClip['subject'] | undefined;
+}
+
+/**
+ * The bundle a clips_from_job request is: one clip per chosen candidate, vertical (with its
+ * profile and subject) or horizontal (the source framing, so neither applies: 400 when given).
+ */
+export function bundleOfCandidates(req: ClipsFromJobRequest): CreateBundleRequest & { job_type: BundleJobType } {
+  const horizontal = req.orientation === 'horizontal';
+  if (horizontal && (req.profile !== undefined || req.subject !== undefined))
+    throw new AppError('invalid_request', 'profile and subject apply to vertical clips; horizontal clips keep the source framing');
+  const clips: BundleClip[] = req.candidate_ids.map((candidate_id) => ({
+    candidate_id,
+    ...(req.profile !== undefined && { profile: req.profile }),
+    ...(req.subject !== undefined && { subject: req.subject }),
+  }));
+  return { job_type: horizontal ? 'clips_horizontal' : 'clips_vertical', clips };
 }

@@ -6,7 +6,7 @@
  */
 export type { Credentials } from './credentials.ts';
 export type { Served } from './job-calls.ts';
-export { createBundleCall, payBundleCall } from './bundle-calls.ts';
+export { bundleOfCandidates, type ClipsFromJobRequest, createBundleCall, payBundleCall } from './bundle-calls.ts';
 export { checkoutOfferCall, createOfferingCheckout } from './checkout-offer.ts';
 export {
   bindConsentRequestCall,

@@ -2,7 +2,7 @@ import type { BundleClip, BundleJobType, CreateBundleResponse } from '@cutroom/s
 import type { JobType } from '@cutroom/shared/job-types';
 import { AppError } from '../../lib/app-error.ts';
 import type { Job } from '@cutroom/shared/api';
-import { createBundleCall, createJobCall, getJobCall, payBundleCall, processCall } from '../../service/index.ts';
+import { bundleOfCandidates, type ClipsFromJobRequest, createBundleCall, createJobCall, getJobCall, payBundleCall, processCall } from '../../service/index.ts';
 import { paidJobOf, type ToolCall } from '../tool-call.ts';
 import { NEXT, type ToolResult } from './tool-result.ts';
 import { mcpPaymentError, paymentContextOf, requestOf } from './upload-tools.ts';
@@ -91,25 +91,8 @@ export function bundleTool(call: ToolCall, type: BundleJobType, args: { source_j
   return bundleOf(call, type, args.source_job_id, args.clips);
 }
 
-/** clips_from_job: chosen candidates, one clip each, in the orientation asked (a bundle underneath). */
-export function clipsFromJobTool(
-  call: ToolCall,
-  args: {
-    source_job_id: string;
-    candidate_ids: string[];
-    orientation?: 'vertical' | 'horizontal';
-    profile?: BundleClip['profile'];
-    subject?: BundleClip['subject'];
-  },
-): Promise<ToolResult> {
-  const horizontal = args.orientation === 'horizontal';
-  if (horizontal && (args.profile !== undefined || args.subject !== undefined)) {
-    throw new AppError('invalid_request', 'profile and subject apply to vertical clips; horizontal clips keep the source framing');
-  }
-  const clips: BundleClip[] = args.candidate_ids.map((candidate_id) => ({
-    candidate_id,
-    ...(args.profile !== undefined && { profile: args.profile }),
-    ...(args.subject !== undefined && { subject: args.subject }),
-  }));
-  return bundleOf(call, horizontal ? 'clips_horizontal' : 'clips_vertical', args.source_job_id, clips);
+/** clips_from_job: chosen candidates, one clip each, in the orientation asked (a bundle underneath: service/bundle-calls.ts). */
+export function clipsFromJobTool(call: ToolCall, args: ClipsFromJobRequest & { source_job_id: string }): Promise<ToolResult> {
+  const bundle = bundleOfCandidates(args);
+  return bundleOf(call, bundle.job_type, args.source_job_id, bundle.clips);
 }
