@@ -11,12 +11,12 @@ import { addMs } from '../lib/clock.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
-import { kickProduct } from '../jobs/products/product-steps.ts';
+import { nudgeParent } from '../composites/steps.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { canTransition } from '../jobs/transitions.ts';
 import { filesOf, rolesOf } from '../job-types/definition.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { definitionOf } from '../job-types/agent-types.ts';
 import { recordCompletionMetrics } from '../metrics/completion.ts';
 import { BlobNotFoundError } from '../storage/blob-store.ts';
 import { touchAgent } from './claim.ts';
@@ -108,7 +108,7 @@ export async function reportStage(ctx: Ctx, r: StageRequest): Promise<void> {
     });
   });
   // A child of an agent product that failed here: its product's next step runs after this commit.
-  kickProduct(ctx, failed);
+  nudgeParent(ctx, failed);
   if (!moved) throw stale(r);
 }
 
@@ -219,7 +219,7 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
   ctx.logger.info({ job_id: job.id, attempt_id: r.attempt_id, agent_id: r.agent_id }, 'job completed');
   await recordCompletionMetrics(ctx, job, r);
   // A child of an agent product: its product's next step (cut the clips, settle the hold) runs after this commit.
-  kickProduct(ctx, done);
+  nudgeParent(ctx, done);
 }
 
 /**
@@ -245,11 +245,11 @@ async function endWithFailure(ctx: Ctx, f: Fence, code: FailureCode, message: st
       : await failJob(tx, { jobId: job.id, now, code, message: callerFailureMessage(job, code, message, detail), attemptId: f.attempt_id, where: fenceOf(f) });
     if (!moved) return null;
     await endAttempt(tx, f.attempt_id, now, 'failed', { code, message });
-    parent = job.bundleJobId;
+    parent = job.parentJobId;
     return retry ? ('requeued' as const) : ('failed' as const);
   });
   if (outcome === 'requeued') ctx.notifyOutbox();
-  if (outcome === 'failed') kickProduct(ctx, { bundleJobId: parent });
+  if (outcome === 'failed') nudgeParent(ctx, { parentJobId: parent });
   if (outcome) ctx.logger.warn({ job_id: f.job_id, attempt_id: f.attempt_id, agent_id: f.agent_id, code, detail, outcome }, message);
   return outcome;
 }

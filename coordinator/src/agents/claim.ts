@@ -8,11 +8,11 @@ import { failureMessage } from '@cutroom/shared/failures';
 import { agents, jobAttempts, jobEvents, jobOutputs, jobs, type JobRow } from '../db/schema.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
-import { kickProduct } from '../jobs/products/product-steps.ts';
+import { nudgeParent } from '../composites/steps.ts';
 import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
 import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { definitionOf } from '../job-types/agent-types.ts';
 import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
 import { decideClaim, RETRY_ELSEWHERE_MS } from '../claims/claim-rules.ts';
 import { loadEligibility } from '../claims/eligibility.ts';
@@ -75,7 +75,7 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
       if (row) await endAttempt(tx, attemptId, now, 'failed', { code: 'parent_source_gone', message });
       return row;
     });
-    kickProduct(ctx, failed);
+    nudgeParent(ctx, failed);
     ctx.logger.warn({ job_id: job.id, attempt_id: attemptId, agent_id: req.agent_id, parent: job.sourceJobId }, 'derivative failed: its parent has no source');
     return { v: 1, claimed: false, reason: 'the job could not start: its parent has no source' };
   }

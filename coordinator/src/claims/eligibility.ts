@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { WorkKind } from '@cutroom/proto';
 import type { Ctx } from '../context.ts';
 import { agentBlockClears, agents, jobAttempts, jobs } from '../db/schema.ts';
-import { agentDefinitionOf } from '../job-types/registry.ts';
+import { agentDefinitionOf } from '../job-types/agent-types.ts';
 import { addMs } from '../lib/clock.ts';
 import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
 import { NOT_THE_AGENTS_FAULT } from '../operators/blocklist.ts';

@@ -51,7 +51,8 @@ export const jobs = pgTable(
     sourceKey: text('source_key'),
     sourceDeletedAt: ts('source_deleted_at'),
     sourceJobId: uuid('source_job_id'),
-    bundleJobId: uuid('bundle_job_id'),
+    /** The composite this job is a child of (composites/): shown to callers as the spec's bundle_job_id. */
+    parentJobId: uuid('parent_job_id'),
     /** Validated CreateJobRequest fields the pipeline needs (language, segments, …). */
     params: jsonb('params').$type<Record<string, unknown>>().notNull().default({}),
     /** Probe result reported by the agent. */
@@ -76,6 +77,7 @@ export const jobs = pgTable(
     index('jobs_session_idx').on(t.sessionId, t.createdAt),
     index('jobs_lease_idx').on(t.leaseExpiresAt).where(sql`current_attempt_id is not null`),
     index('jobs_expires_idx').on(t.expiresAt).where(sql`status in ('completed','failed')`),
+    index('jobs_parent_idx').on(t.parentJobId).where(sql`parent_job_id is not null`),
     index('jobs_step_due_idx').on(t.stepDueAt).where(sql`step_due_at is not null`),
   ],
 );

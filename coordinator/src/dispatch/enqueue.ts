@@ -1,7 +1,7 @@
 import { workSubject, type WorkWakeup } from '@cutroom/proto';
 import type { Tx } from '../db/database.ts';
 import { outbox } from '../db/schema.ts';
-import { workKindOf } from '../job-types/registry.ts';
+import { workKindOf } from '../job-types/agent-types.ts';
 
 /**
  * Writes a wake-up to the outbox inside the caller's transaction: it is published if and only

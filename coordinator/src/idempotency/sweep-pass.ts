@@ -1,4 +1,4 @@
-import type { SweepPass } from '../sweeper/sweeper.ts';
+import type { SweepPass } from '../sweeper/sweep-pass.ts';
 import { deleteExpiredIdempotencyKeys } from './store.ts';
 
 /**

@@ -1,81 +1,49 @@
-import type { WorkKind } from '@cutroom/proto';
-import { isBundleJobType } from '@cutroom/shared/bundles';
-import { availableJobTypes, type JobType, JOB_TYPES } from '@cutroom/shared/job-types';
-import { isAgentProduct, type AgentProduct } from '@cutroom/shared/products';
-import { AppError } from '../lib/app-error.ts';
-import type { JobTypeDefinition } from './definition.ts';
-import { editFromTranscript } from './edit-from-transcript.ts';
-import { extractClip } from './extract-clip.ts';
-import { extractVerticalClip } from './extract-vertical-clip.ts';
-import { findClipsJob } from './find-clips.ts';
-import { summarizeJob } from './summarize.ts';
-import { transcribe } from './transcribe.ts';
+import { JOB_TYPES, JobType, type JobTypeFacts } from '@cutroom/shared/job-types';
+import { COMPOSITE_DEFINITIONS } from '../composites/index.ts';
+import { subscribeChildEnded } from '../jobs/job-ended.ts';
+import { JOB_TYPE_DEFINITIONS } from './agent-types.ts';
+import { COORDINATOR_RUN_DEFINITIONS } from './coordinator-run.ts';
+import type { CompositeDefinition, JobTypeEntry } from './entry.ts';
 
 /**
- * Every job type this build runs on agents, one definition each. A type listed here must be
- * `available` in shared's JOB_TYPES and vice versa (registry.test.ts checks both ways), except the
- * clip bundles (clips_vertical, clips_horizontal) and the agent products (clips_from_video,
- * clips_youtube): they run no agent work of their own, their children are find_clips,
- * extract_vertical_clip and extract_clip jobs (jobs/create-bundle.ts, jobs/products/).
+ * The one job-type registry: every member of shared's JobType enum, by who runs it (entry.ts):
+ * the agent-run definitions (agent-types.ts), the coordinator-run ones (coordinator-run.ts) and
+ * the composites (composites/index.ts). Everything that differs by type asks its entry
+ * (lifecycle.ts): nothing outside job-types/ and composites/ tests a type by name. A type with no
+ * definition, or with two, fails here when the coordinator loads.
  */
-export const JOB_TYPE_DEFINITIONS: Readonly<Partial<Record<JobType, JobTypeDefinition>>> = {
-  transcribe: register(transcribe),
-  extract_clip: register(extractClip),
-  extract_vertical_clip: register(extractVerticalClip),
-  find_clips: register(findClipsJob),
-  summarize: register(summarizeJob),
-  edit_from_transcript: register(editFromTranscript),
-};
+export const JOB_TYPE_REGISTRY: Readonly<Record<JobType, JobTypeEntry>> = Object.fromEntries(JobType.options.map((type) => [type, entryFor(type)])) as Record<
+  JobType,
+  JobTypeEntry
+>;
 
-/**
- * Widens a definition to the registry's type. Its variant-typed hooks (buildAssignment, completion)
- * are only ever called for jobs of its own type: completion checks `job_type` first.
- */
-function register<T extends JobType>(def: JobTypeDefinition<T>): JobTypeDefinition {
-  return def as unknown as JobTypeDefinition;
+function entryFor(type: JobType): JobTypeEntry {
+  const found: JobTypeEntry[] = [];
+  const agent = JOB_TYPE_DEFINITIONS[type];
+  if (agent) found.push({ runner: 'agent', type, definition: agent });
+  const run = COORDINATOR_RUN_DEFINITIONS[type];
+  if (run) found.push({ runner: 'coordinator', type, definition: run });
+  const composite = COMPOSITE_DEFINITIONS[type];
+  if (composite) found.push({ runner: 'composite', type, definition: composite });
+  if (found.length !== 1) throw new Error(`job type ${type} has ${found.length} definitions (agent, coordinator or composite): it needs exactly one`);
+  return found[0]!;
 }
 
-/** The definition of a type agents run, or null for the rest (bundles, products, coordinator-run types): what claims ask. */
-export function agentDefinitionOf(type: string): JobTypeDefinition | null {
-  return JOB_TYPE_DEFINITIONS[type as JobType] ?? null;
+// Composites hear of their children's ends in the transaction that ends them (jobs/job-ended.ts).
+for (const c of Object.values(COMPOSITE_DEFINITIONS)) subscribeChildEnded(c.type, c.childEnded);
+
+/** The entry of a stored or requested type. An unknown type is a programming error (the enum is checked at the edges). */
+export function entryOf(type: string): JobTypeEntry {
+  const entry = JOB_TYPE_REGISTRY[type as JobType];
+  if (!entry) throw new Error(`unknown job type ${type}`);
+  return entry;
 }
 
-/** The definition of a type a caller asked for: 400 naming the ones available when it is not built yet. */
-export function definitionFor(type: JobType): JobTypeDefinition {
-  if (isBundleJobType(type)) throw bundleRefusal(type);
-  if (isAgentProduct(type)) throw productRefusal(type);
-  const def = JOB_TYPE_DEFINITIONS[type];
-  if (!def || !JOB_TYPES[type].available) {
-    throw new AppError('not_implemented_job_type', `job_type ${type} is not available yet; this service currently runs: ${availableJobTypes().join(', ')}`);
-  }
-  return def;
-}
+/** Input, prices, retention and availability of a type (shared's JOB_TYPES). */
+export const factsOf = (type: string): JobTypeFacts => JOB_TYPES[entryOf(type).type];
 
-/** The definition of a stored job's type. A stored job of an unknown type is a programming error. */
-export function definitionOf(type: string): JobTypeDefinition {
-  if (isBundleJobType(type)) throw bundleRefusal(type);
-  if (isAgentProduct(type)) throw productRefusal(type);
-  const def = JOB_TYPE_DEFINITIONS[type as JobType];
-  if (!def) throw new Error(`no job type definition for ${type}`);
-  return def;
-}
-
-export const workKindOf = (type: string): WorkKind => definitionOf(type).workKind;
-
-/** A bundle is no job an agent runs: created by the derivatives call, paid by its checkout, started when paid. */
-function bundleRefusal(type: 'clips_vertical' | 'clips_horizontal'): AppError {
-  return new AppError(
-    'wrong_endpoint',
-    type === 'clips_vertical'
-      ? 'clips_vertical is a clip bundle: create it from a find_clips job with POST /jobs/{parent_job_id}/derivatives (job_type, clips); it is paid by its hosted card checkout and its clips start by themselves'
-      : 'clips_horizontal is a clip bundle offered through the MCP tool; over REST, cut 16:9 clips with extract_clip',
-  );
-}
-
-/** A product is no job an agent runs either: created by its MCP tool, its steps are its children (jobs/products/). */
-function productRefusal(type: AgentProduct): AppError {
-  return new AppError(
-    'wrong_endpoint',
-    `${type} is an agent product offered through the MCP tool of that name (a card hold, then find_clips and its clips); over REST, run find_clips and cut its candidates with clips_vertical or extract_clip`,
-  );
+/** The composite definition of a type, or null when it is not one. */
+export function compositeEntryOf(type: string): CompositeDefinition | null {
+  const entry = entryOf(type);
+  return entry.runner === 'composite' ? entry.definition : null;
 }

@@ -1,22 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../context.ts';
-import type { Tx } from '../db/database.ts';
 import { eq } from 'drizzle-orm';
-import { jobEvents, jobOutputs, jobs, sessions } from '../db/schema.ts';
-import { coordinatorRunOf, type CoordinatorRunDefinition } from '../job-types/coordinator-run.ts';
-import { definitionFor } from '../job-types/registry.ts';
+import { jobOutputs, sessions } from '../db/schema.ts';
+import type { CoordinatorRunDefinition } from '../job-types/entry.ts';
+import { creatableEntry } from '../job-types/lifecycle.ts';
 import type { JobTypeDefinition, ParentView, PreparedJob } from '../job-types/definition.ts';
-import type { JobType, PaymentStatus } from '@cutroom/shared/job-types';
+import type { JobType } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
-import { addMs } from '../lib/clock.ts';
 import { collectPayment, type PaymentInput } from '../payments/gate.ts';
 import { requestDigest } from '../payments/request-binding.ts';
 import { depositInfo, ensureCheckout, jobCharge } from '../payments/job-payments.ts';
 import { newSessionRow } from '../sessions/session-service.ts';
 import { reloadJob } from './job-access.ts';
 import { markJobPaid } from './mark-paid.ts';
-import { OPEN_JOB_TTL_MS } from './open-job-expiry.ts';
+import { insertJob, newJobRow } from './job-rows.ts';
 import { parentMediaOf, parentTranscriptOf, usableParent } from './parent-source.ts';
 import { transitionJob } from './transition-job.ts';
 
@@ -110,13 +108,9 @@ async function createDerivative(ctx: Ctx, def: DerivativeDefinition, caller: Job
  * upload job (createUploadJob).
  */
 export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobRequest): Promise<CreatedJob> {
-  const run = coordinatorRunOf(req.job_type);
-  if (run) {
-    run.requireConfigured(ctx);
-    refuseForeignFields(run, req);
-    return createDerivative(ctx, run, caller, req);
-  }
-  const def = definitionFor(req.job_type);
+  const entry = creatableEntry(req.job_type);
+  if (entry.runner === 'coordinator') entry.definition.requireConfigured(ctx);
+  const def = entry.definition;
   refuseForeignFields(def, req);
   if (def.facts.input.kind === 'parent') return createDerivative(ctx, def, caller, req);
   const prepared = def.prepare(req, null);
@@ -130,7 +124,7 @@ export async function createJob(ctx: Ctx, caller: JobCaller, req: CreateJobReque
 }
 
 /**
- * Writes an upload-based job (a job type's, or an agent product's: jobs/products/) for its caller:
+ * Writes an upload-based job (a job type's, or an agent product's: composites/products/) for its caller:
  * - Billing off: the job is created already paid and goes straight to `uploading`.
  * - Billing on, session caller: the job is `pending`; the response offers hosted card checkout
  *   and the chain deposit details (when the job takes the chain), and the gated calls answer 402
@@ -204,30 +198,3 @@ export const missingSession = (): AppError =>
   new AppError('unauthenticated', 'missing session token: create a session (free) and send its session_token as the Bearer credential', {
     next: { call: 'create_session' },
   });
-
-/**
- * A new job's row from its prepared fields: pending and unpaid, expiring after OPEN_JOB_TTL_MS
- * when it is never paid, uploaded or processed (open-job-expiry.ts; a paid one is refunded then).
- */
-export function newJobRow(id: string, jobType: CreateJobRequest['job_type'], prepared: PreparedJob, now: Date) {
-  return {
-    id,
-    jobType,
-    status: 'pending' as const,
-    paymentStatus: 'pending' as PaymentStatus,
-    originalFilename: prepared.originalFilename,
-    contentType: prepared.contentType,
-    mediaKind: prepared.mediaKind,
-    priceCents: prepared.price.cardCents,
-    priceChainUnits: prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits),
-    params: prepared.params,
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: addMs(now, OPEN_JOB_TTL_MS),
-  };
-}
-
-export async function insertJob(tx: Tx, values: typeof jobs.$inferInsert, now: Date): Promise<void> {
-  await tx.insert(jobs).values(values);
-  await tx.insert(jobEvents).values({ jobId: values.id, fromStatus: null, toStatus: 'pending', reason: 'created', createdAt: now });
-}

@@ -3,8 +3,7 @@ import { FAILURES, type FailureCode } from '@cutroom/shared/failures';
 import type { JobStatus } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { addMs } from '../lib/clock.ts';
-import { queueRefund, queueShareRefund } from '../payments/ledger.ts';
-import { settleBundle } from './bundle-status.ts';
+import { queueRefund } from '../payments/ledger.ts';
 import { ACTIVE_STATUSES } from './transitions.ts';
 import { transitionJob } from './transition-job.ts';
 
@@ -12,8 +11,7 @@ import { transitionJob } from './transition-job.ts';
  * Moves a job to `failed`, shows it refunded and queues the refund of its charge in the same
  * transaction (every failure class refunds: shared/src/failures.ts). `message` is what the caller
  * reads: pass it through failureMessage(). Billing-disabled jobs were prepaid with 0: nothing to pay back.
- * A clip bundle's child refunds its share of the bundle's payment (one clip's price, not the whole
- * bundle) and may end its bundle (bundle-status.ts), in the same transaction.
+ * A composite's child leaves the money to its parent (job-ended.ts).
  */
 export async function failJob(
   tx: Tx,
@@ -47,11 +45,9 @@ export async function failJob(
     },
   });
   // Same transaction: the job cannot end failed without its refund queued (the refunder pays it out).
-  // An agent product's child finds no charge to share (its product holds a card authorization, a
-  // `hold` row, never a `charge`): nothing is refunded; its product captures less instead.
-  if (row?.bundleJobId) {
-    if (FAILURES[input.code].refund) await queueShareRefund(tx, { id: row.id, bundleJobId: row.bundleJobId, priceCents: row.priceCents }, input.now);
-    await settleBundle(tx, row.bundleJobId, input.now);
-  } else if (row && FAILURES[input.code].refund) await queueRefund(tx, input.jobId, input.now);
+  // A composite's child was paid by its parent: the parent gives back what it owes, its own way,
+  // in the job-ended hook transitionJob ran (a bundle refunds the child's share, a product
+  // captures less of its hold).
+  if (row && !row.parentJobId && FAILURES[input.code].refund) await queueRefund(tx, input.jobId, input.now);
   return row;
 }

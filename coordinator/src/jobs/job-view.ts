@@ -1,11 +1,10 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { Job, JobOutput } from '@cutroom/shared/api';
-import { isBundleJobType, type BundleChildSummary, type BundleChildView } from '@cutroom/shared/bundles';
-import { isAgentProduct } from '@cutroom/shared/products';
+import type { BundleChildSummary, BundleChildView } from '@cutroom/shared/bundles';
 import type { Ctx } from '../context.ts';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import type { JobRow } from './job-access.ts';
-import { productParams } from './products/product-params.ts';
+import { compositeEntryOf } from '../job-types/registry.ts';
 
 type OutputRow = typeof jobOutputs.$inferSelect;
 
@@ -51,12 +50,6 @@ const encoderOf = (job: JobRow): 'libx264' | 'h264_nvenc' | null => {
   return e === 'libx264' || e === 'h264_nvenc' ? e : null;
 };
 
-/** An agent product's find_clips step as its child 0 (once it exists: complete-upload creates it); its window is the whole upload. */
-function productStep(job: JobRow): BundleChildSummary[] {
-  if (!isAgentProduct(job.jobType) || job.status === 'pending' || job.status === 'uploading') return [];
-  return [{ index: 0, job_id: productParams(job).find_clips.job_id, candidate_id: null, start: 0, end: 0, title: null }];
-}
-
 /**
  * A clip bundle's children, in the order of its `clips`, and their outputs as the bundle's own:
  * each child output appears with its role suffixed by the clip's position (`clip_1`,
@@ -64,8 +57,7 @@ function productStep(job: JobRow): BundleChildSummary[] {
  * An agent product also shows its find_clips step first (index 0), whose outputs keep their own
  * roles (transcript, clips).
  */
-async function bundleParts(ctx: Ctx, job: JobRow): Promise<{ children: BundleChildView[]; outputs: JobOutput[] }> {
-  const clips = [...productStep(job), ...((job.params['clips'] ?? []) as BundleChildSummary[])];
+async function bundleParts(ctx: Ctx, job: JobRow, clips: readonly BundleChildSummary[]): Promise<{ children: BundleChildView[]; outputs: JobOutput[] }> {
   const ids = clips.map((c) => c.job_id);
   if (!ids.length) return { children: [], outputs: [] };
   const rows = await ctx.db.select().from(jobs).where(inArray(jobs.id, ids));
@@ -90,7 +82,8 @@ async function bundleParts(ctx: Ctx, job: JobRow): Promise<{ children: BundleChi
  * product adds `children` (shared/src/api.ts Job) and shows its children's outputs.
  */
 export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { children?: BundleChildView[] }> {
-  const bundle = isBundleJobType(job.jobType) || isAgentProduct(job.jobType) ? await bundleParts(ctx, job) : null;
+  const composite = compositeEntryOf(job.jobType);
+  const bundle = composite ? await bundleParts(ctx, job, composite.childList(job)) : null;
   const outputs =
     job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
   return {
@@ -108,7 +101,8 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { childr
     completed_at: iso(job.completedAt),
     updated_at: iso(job.updatedAt),
     source_job_id: job.sourceJobId,
-    bundle_job_id: job.bundleJobId,
+    // The spec's name for the parent composite.
+    bundle_job_id: job.parentJobId,
     expires_at: iso(job.expiresAt),
     outputs: bundle ? bundle.outputs : await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
     progress: job.progress ?? null,

@@ -3,10 +3,11 @@ import type { CoordinatorConfig } from '../config.ts';
 import type { Tx } from '../db/database.ts';
 import { jobs, type JobRow } from '../db/schema.ts';
 import { addMs } from '../lib/clock.ts';
-import { queueRefund } from '../payments/ledger.ts';
-import { isAgentProduct } from '@cutroom/shared/products';
-import { productExpired } from './products/product-status.ts';
+import { openJobExpired } from '../job-types/lifecycle.ts';
+import { OPEN_JOB_TTL_MS } from './job-rows.ts';
 import { transitionJob } from './transition-job.ts';
+
+export { OPEN_JOB_TTL_MS };
 
 /**
  * Jobs that never start: `pending` (never paid) and `uploading` (paid, upload never completed)
@@ -18,7 +19,6 @@ import { transitionJob } from './transition-job.ts';
  * - a job is only expired once it has also been left alone that long (updated_at), so a job paid
  *   just before its creation expiry still gets a full upload window.
  */
-export const OPEN_JOB_TTL_MS = 24 * 3600_000;
 export const UPLOAD_MARGIN_MS = 3600_000;
 export const OPEN_STATUSES = ['pending', 'uploading'] as const;
 
@@ -38,8 +38,8 @@ export function abandonedWhere(now: Date, config: Pick<CoordinatorConfig, 'PRESI
  * An abandoned open job becomes `deleted`, its objects scheduled for removal now (expires_at =
  * now: the sweeper's purge pass deletes `jobs/<id>/`). Nothing was processed, so a paid job is
  * paid back, in the same transaction; an agent product held its payment (a card hold, nothing
- * taken), so the release of that hold is made due instead (products/product-status.ts), never a
- * refund. Null when the job moved meanwhile (paid, upload completed).
+ * taken), so the release of that hold is made due instead (composites/products/product-status.ts),
+ * never a refund. Null when the job moved meanwhile (paid, upload completed).
  */
 export async function expireOpenJob(
   tx: Tx,
@@ -65,7 +65,6 @@ export async function expireOpenJob(
       ...(paid && { paymentStatus: 'refunded' as const }),
     },
   });
-  if (row && paid && isAgentProduct(row.jobType)) await productExpired(tx, row, now);
-  else if (row && paid) await queueRefund(tx, job.id, now);
+  if (row && paid) await openJobExpired(tx, row, now);
   return row;
 }

@@ -1,18 +1,15 @@
-import { isUploadJobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import type { JobRow } from '../db/schema.ts';
-import { coordinatorRunOf } from '../job-types/coordinator-run.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { creatableEntry, startDerivative, takesUpload } from '../job-types/lifecycle.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { PaymentInput } from '../payments/gate.ts';
 import { reloadJob } from './job-access.ts';
-import { startDerivative } from './mark-paid.ts';
 import { parentTranscriptGone, parentWordsKey, usableParent } from './parent-source.ts';
 import { payIfDue } from './pay-job.ts';
 import { isActive } from './transitions.ts';
 
 export function requireDerivativeJob(job: JobRow): void {
-  if (isUploadJobType(job.jobType)) {
+  if (takesUpload(job.jobType)) {
     throw new AppError('wrong_endpoint', `job_type ${job.jobType} is upload-based: upload the file, then complete-upload (not process)`, {
       next: { call: 'complete_upload', jobId: job.id },
     });
@@ -38,20 +35,20 @@ export async function processJob(
   if (isActive(job.status)) return { value: reply, receipt: {} };
   if (job.status === 'deleted') throw new AppError('conflict', `job ${job.id} has expired or was deleted (status deleted); create a new job`);
   if (job.status !== 'pending') throw new AppError('conflict', `job ${job.id} has already run (status ${job.status}); create a new job to cut again`);
-  const run = coordinatorRunOf(job.jobType);
-  const def = run ?? definitionOf(job.jobType);
+  const entry = creatableEntry(job.jobType);
+  const def = entry.definition;
   if (!job.sourceJobId || !job.sessionId) throw new Error(`derivative ${job.id} has no parent or session`);
   await usableParent(ctx, job.jobType, def.facts, job.sessionId, job.sourceJobId);
   if ('needsParentTranscript' in def && def.needsParentTranscript && !(await parentWordsKey(ctx.db, job.sourceJobId))) {
     throw parentTranscriptGone(job.jobType, job.sourceJobId);
   }
   // Checked again before payment: the account may have been disconnected since creation.
-  if (run) await run.precheck(ctx, job.sessionId);
+  if (entry.runner === 'coordinator') await entry.definition.precheck(ctx, job.sessionId);
 
   const paid = await payIfDue(ctx, job, payment);
   let current = paid.job;
   if (current.status === 'pending' && current.paymentStatus === 'paid') {
-    await ctx.db.transaction((tx) => startDerivative(tx, job.id, job.jobType, ctx.clock.now(), 'started (prepaid)'));
+    await ctx.db.transaction((tx) => startDerivative(tx, job, ctx.clock.now(), 'started (prepaid)'));
     current = await reloadJob(ctx.db, job.id);
   }
   if (!isActive(current.status) && current.status !== 'completed') {

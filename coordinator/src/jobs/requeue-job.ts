@@ -2,7 +2,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Tx } from '../db/database.ts';
 import type { JobRow } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { definitionOf } from '../job-types/agent-types.ts';
 import { transitionJob } from './transition-job.ts';
 
 /**

@@ -2,7 +2,8 @@ import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import type { JobStatus } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
 import { jobEvents, jobs, type JobPatch, type JobRow } from '../db/schema.ts';
-import { canTransition } from './transitions.ts';
+import { jobEnded } from './job-ended.ts';
+import { canTransition, isTerminal } from './transitions.ts';
 
 export interface TransitionInput {
   jobId: string;
@@ -21,7 +22,9 @@ export interface TransitionInput {
  * The only writer of jobs.status. `UPDATE … WHERE id = $1 AND status IN ($from)` plus an
  * append-only job_events row, in the caller's transaction. Returns the updated row, or null when
  * the job was not in a `from` status (someone else moved it first): callers decide what that means.
- * An edge missing from the table is a programming error and throws.
+ * An edge missing from the table is a programming error and throws. A job that ends (completed,
+ * failed, deleted) calls the job-ended hook in the same transaction (job-ended.ts): its parent
+ * composite, if it has one, decides what that means for it.
  */
 export async function transitionJob(tx: Tx, input: TransitionInput): Promise<JobRow | null> {
   const froms: readonly JobStatus[] = typeof input.from === 'string' ? [input.from] : input.from;
@@ -45,5 +48,6 @@ export async function transitionJob(tx: Tx, input: TransitionInput): Promise<Job
     attemptId: input.attemptId ?? null,
     createdAt: input.now,
   });
+  if (isTerminal(input.to)) await jobEnded(tx, row, input.now);
   return row;
 }

@@ -1,21 +1,15 @@
 import { and, eq } from 'drizzle-orm';
-import { isUploadJobType } from '@cutroom/shared/job-types';
-import { isAgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../context.ts';
 import { jobs, type JobRow } from '../db/schema.ts';
-import { enqueueWakeup } from '../dispatch/enqueue.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { committedSourceKey, startUploadedJob, takesUpload } from '../job-types/lifecycle.ts';
 import { AppError } from '../lib/app-error.ts';
 import type { BlobHead } from '../storage/blob-store.ts';
-import { reloadJob, sourceKeyOf, uploadKeyOf } from './job-access.ts';
+import { reloadJob, uploadKeyOf } from './job-access.ts';
 import { uploadUrlExpiry } from './open-job-expiry.ts';
-import { productSourceKey } from './products/product-params.ts';
-import { startProduct } from './products/start-product.ts';
-import { transitionJob } from './transition-job.ts';
 import { isActive } from './transitions.ts';
 
 export function requireUploadJob(job: JobRow): void {
-  if (!isUploadJobType(job.jobType)) {
+  if (!takesUpload(job.jobType)) {
     throw new AppError('wrong_endpoint', `job_type ${job.jobType} takes no upload: start it with process`, { next: { call: 'process', jobId: job.id } });
   }
 }
@@ -98,28 +92,14 @@ export async function completeUpload(ctx: Ctx, job: JobRow) {
   if (isActive(job.status)) return reply;
   if (job.status !== 'uploading') throw new AppError('conflict', `this job cannot start processing (status ${job.status})`);
 
-  const product = isAgentProduct(job.jobType);
-  const key = product ? productSourceKey(job) : sourceKeyOf(job.id);
+  const key = committedSourceKey(job);
   const head = await commitUpload(ctx, job, key);
   if (!head) {
     if (isActive((await reloadJob(ctx.db, job.id)).status)) return reply; // a concurrent call committed and queued it
     throw new AppError('upload_missing', 'file not found in storage: PUT the file to the upload_url first', { next: { call: 'upload_url', jobId: job.id } });
   }
   const now = ctx.clock.now();
-  const moved = await ctx.db.transaction(async (tx) => {
-    if (product) return startProduct(tx, job, head, now);
-    const row = await transitionJob(tx, {
-      jobId: job.id,
-      from: 'uploading',
-      to: definitionOf(job.jobType).stages[0],
-      reason: 'upload completed',
-      now,
-      // Not expiring while queued or running: the job's retention starts when it ends.
-      patch: { sourceKey: key, fileSize: head.size, expiresAt: null },
-    });
-    if (row) await enqueueWakeup(tx, job.id, job.jobType, now);
-    return row;
-  });
+  const moved = await ctx.db.transaction((tx) => startUploadedJob(tx, job, { key, size: head.size }, now));
   if (moved) {
     ctx.notifyOutbox();
     return reply;

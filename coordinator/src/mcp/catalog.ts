@@ -7,7 +7,7 @@ import type { RateLimitGroup } from '../http/rate-limit.ts';
 import { LIMITS } from '@cutroom/shared/limits';
 import { ClipsFromVideoRequest, ClipsYoutubeRequest, type AgentProduct } from '@cutroom/shared/products';
 import { TRANSCRIPT_FORMATS } from '@cutroom/shared/transcript/index';
-import { JOB_TYPE_DEFINITIONS } from '../job-types/registry.ts';
+import { JOB_TYPE_DEFINITIONS } from '../job-types/agent-types.ts';
 
 /**
  * The MCP tools, one table: name, title, what an agent reads to choose it, its input schema (the

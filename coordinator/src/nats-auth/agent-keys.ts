@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, ne } from 'drizzle-orm';
 import type { WorkKind } from '@cutroom/proto';
-import type { Ctx } from '../context.ts';
-import type { Tx } from '../db/database.ts';
+import type { Db, Tx } from '../db/database.ts';
+import type { Clock } from '../lib/clock.ts';
 import { agentNatsKeys } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { agentPermissions } from './agent-permissions.ts';
@@ -19,7 +19,7 @@ export const USER_PUBLIC_KEY = /^U[A-Z2-7]{55}$/;
  * Returns whether a key was revoked, so the caller pushes the account after its commit.
  */
 export async function issueAgentJwt(
-  ctx: Ctx,
+  ctx: { db: Db; clock: Clock },
   keys: NatsAuthKeys,
   agentId: string,
   publicKey: string,
@@ -65,7 +65,7 @@ export async function revokeAgentNatsKeys(tx: Tx, agentId: string, now: Date): P
  * JWT issued in the same second as the revocation is refused too. Entries are kept for good (JWTs
  * do not expire); an agent has one key, so the list grows by one per revoked host.
  */
-export async function revocationList(ctx: Pick<Ctx, 'db'>): Promise<Record<string, number>> {
+export async function revocationList(ctx: { db: Db }): Promise<Record<string, number>> {
   const rows = await ctx.db
     .select({ publicKey: agentNatsKeys.publicKey, revokedAt: agentNatsKeys.revokedAt })
     .from(agentNatsKeys)

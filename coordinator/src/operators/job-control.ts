@@ -1,15 +1,13 @@
 import { eq } from 'drizzle-orm';
-import { isBundleJobType } from '@cutroom/shared/bundles';
 import { failureMessage } from '@cutroom/shared/failures';
-import { isAgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../context.ts';
 import { jobs, type JobRow } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
-import { isCoordinatorRun } from '../job-types/coordinator-run.ts';
-import { definitionOf } from '../job-types/registry.ts';
+import { operatorRefusal } from '../job-types/lifecycle.ts';
+import { definitionOf } from '../job-types/agent-types.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
-import { kickProduct } from '../jobs/products/product-steps.ts';
+import { nudgeParent } from '../composites/steps.ts';
 import { isTerminal } from '../jobs/transitions.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { AppError } from '../lib/app-error.ts';
@@ -30,8 +28,8 @@ export async function cancelJob(ctx: Ctx, by: Operator, jobId: string, note: str
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for('update').limit(1);
     if (!job) throw new AppError('not_found', `no job ${jobId}`);
     if (isTerminal(job.status)) throw new AppError('conflict', `job ${jobId} already ended (${job.status})`);
-    if (isBundleJobType(job.jobType) || isAgentProduct(job.jobType))
-      throw new AppError('conflict', `${job.jobType} runs as children: cancel its children (each refunds its share)`);
+    const refusal = operatorRefusal(job, 'cancel');
+    if (refusal) throw new AppError('conflict', refusal);
     const message = failureMessage('operator_cancelled', note || 'no reason given');
     const attemptId = job.currentAttemptId;
     const ended =
@@ -55,7 +53,7 @@ export async function cancelJob(ctx: Ctx, by: Operator, jobId: string, note: str
     return ended;
   });
   if (attemptToStop) ctx.cancelAttempt(attemptToStop);
-  kickProduct(ctx, row);
+  nudgeParent(ctx, row);
   ctx.logger.info({ job_id: jobId, operator: by.name, attempt_id: attemptToStop }, 'job cancelled by an operator');
   return row;
 }
@@ -72,9 +70,8 @@ export async function retryJob(ctx: Ctx, by: Operator, jobId: string): Promise<J
     const [job] = await tx.select().from(jobs).where(eq(jobs.id, jobId)).for('update').limit(1);
     if (!job) throw new AppError('not_found', `no job ${jobId}`);
     if (job.status !== 'failed') throw new AppError('conflict', `only a failed job can be retried (this one is ${job.status})`);
-    if (isBundleJobType(job.jobType) || isAgentProduct(job.jobType) || isCoordinatorRun(job.jobType))
-      throw new AppError('conflict', `${job.jobType} jobs cannot be retried from the console; the caller can create it again`);
-    if (job.bundleJobId) throw new AppError('conflict', 'this job is part of a bundle or product, which already settled when it failed');
+    const refusal = operatorRefusal(job, 'retry');
+    if (refusal) throw new AppError('conflict', refusal);
     if (!(await sourceHeld(ctx, job))) throw new AppError('source_gone', 'the source this job works from is no longer stored');
     const first = definitionOf(job.jobType).stages[0];
     const row = await transitionJob(tx, {

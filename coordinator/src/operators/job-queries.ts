@@ -60,7 +60,7 @@ export const jobSummary = (j: JobRow): JobSummary => ({
   error_code: j.errorCode,
   error_message: j.errorMessage,
   parent_job_id: j.sourceJobId,
-  bundle_job_id: j.bundleJobId,
+  bundle_job_id: j.parentJobId,
   created_at: j.createdAt.toISOString(),
   updated_at: j.updatedAt.toISOString(),
   completed_at: j.completedAt?.toISOString() ?? null,
@@ -126,7 +126,7 @@ export async function jobTimeline(ctx: Ctx, jobId: string): Promise<JobTimeline>
     ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, jobId)).orderBy(asc(jobOutputs.role)),
     jobLedger(ctx, jobId),
     listActions(ctx.db, { kind: 'job', id: jobId }),
-    ctx.db.select().from(jobs).where(eq(jobs.bundleJobId, jobId)).orderBy(asc(jobs.createdAt)),
+    ctx.db.select().from(jobs).where(eq(jobs.parentJobId, jobId)).orderBy(asc(jobs.createdAt)),
   ]);
   return {
     job: {

@@ -3,7 +3,7 @@ import { WORK_KINDS, type WorkKind } from '@cutroom/proto';
 import { ACTIVE_STATUSES, type JobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import { jobEvents, jobs } from '../db/schema.ts';
-import { JOB_TYPE_DEFINITIONS } from '../job-types/registry.ts';
+import { JOB_TYPE_DEFINITIONS } from '../job-types/agent-types.ts';
 
 /** The queue of one work kind at one moment. */
 export interface WorkKindQueue {

@@ -98,10 +98,10 @@ export async function queueRefund(tx: Tx, jobId: string, now: Date): Promise<Led
  * One refund per child, ever (keyed by the child id, booked under it); the refunder sends it as a
  * partial refund of the bundle's payment.
  */
-export async function queueShareRefund(tx: Tx, child: { id: string; bundleJobId: string; priceCents: number }, now: Date): Promise<LedgerRow | null> {
-  const charge = await findCharge(tx, child.bundleJobId);
+export async function queueShareRefund(tx: Tx, child: { id: string; parentJobId: string; priceCents: number }, now: Date): Promise<LedgerRow | null> {
+  const charge = await findCharge(tx, child.parentJobId);
   if (!charge || charge.amount === 0n) return null;
-  const [bundle] = await tx.select({ priceCents: jobs.priceCents }).from(jobs).where(eq(jobs.id, child.bundleJobId)).limit(1);
+  const [bundle] = await tx.select({ priceCents: jobs.priceCents }).from(jobs).where(eq(jobs.id, child.parentJobId)).limit(1);
   if (!bundle || bundle.priceCents <= 0) return null;
   const share = (charge.amount * BigInt(child.priceCents)) / BigInt(bundle.priceCents);
   if (share <= 0n) return null;

@@ -5,7 +5,7 @@ import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import type { Tx } from '../db/database.ts';
 import { hostConnections, jobs, publishWorkflows } from '../db/schema.ts';
-import type { CoordinatorRunDefinition } from '../job-types/coordinator-run.ts';
+import type { CoordinatorRunDefinition } from '../job-types/entry.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { AppError } from '../lib/app-error.ts';

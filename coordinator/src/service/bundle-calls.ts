@@ -1,13 +1,7 @@
-import {
-  BUNDLE_JOB_TYPES,
-  type BundleClip,
-  isBundleJobType,
-  type BundleJobType,
-  type CreateBundleRequest,
-  type CreateBundleResponse,
-} from '@cutroom/shared/bundles';
+import { BUNDLE_JOB_TYPES, type BundleClip, type BundleJobType, type CreateBundleRequest, type CreateBundleResponse } from '@cutroom/shared/bundles';
 import type { Ctx } from '../context.ts';
-import { createBundle } from '../jobs/create-bundle.ts';
+import { createBundle } from '../composites/bundles/create-bundle.ts';
+import { compositeEntryOf } from '../job-types/registry.ts';
 import { missingSession } from '../jobs/create-job.ts';
 import { AppError } from '../lib/app-error.ts';
 import { payIfDue } from '../jobs/pay-job.ts';
@@ -39,11 +33,11 @@ export async function createBundleCall(
 ): Promise<Served<CreateBundleResponse>> {
   if (!creds.bearer) throw missingSession();
   const session = await sessionOf(ctx, creds);
-  const type = req.job_type;
-  if (!isBundleJobType(type)) {
+  const type = BUNDLE_JOB_TYPES.find((t) => t === req.job_type);
+  if (!type) {
     throw new AppError(
       'invalid_request',
-      `job_type ${type} is not a clip bundle: this call creates ${offered.join(' or ')} (1-5 clips from one find_clips job); create single cuts (extract_clip, extract_vertical_clip) as jobs naming source_job_id`,
+      `job_type ${req.job_type} is not a clip bundle: this call creates ${offered.join(' or ')} (1-5 clips from one find_clips job); create single cuts (extract_clip, extract_vertical_clip) as jobs naming source_job_id`,
     );
   }
   if (!offered.includes(type)) throw new AppError('invalid_request', ELSEWHERE[type]);
@@ -53,12 +47,12 @@ export async function createBundleCall(
 /**
  * Pays for a bundle with a payment credential (MCP offers both rails for bundles: N × the per-clip
  * price in USDC or USD), starting its clips in the transaction that books the payment
- * (mark-paid.ts startBundle). Unpaid and no credential: the gate's 402. Billing off or already
+ * (composites/bundles/bundle-start.ts). Unpaid and no credential: the gate's 402. Billing off or already
  * paid (its checkout completed): nothing to pay, the clips are running.
  */
 export async function payBundleCall(ctx: Ctx, creds: Credentials, bundleId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
   const job = await jobForGatedCall(ctx, creds, bundleId);
-  if (!isBundleJobType(job.jobType)) throw new AppError('wrong_endpoint', `job ${bundleId} is not a clip bundle (job_type ${job.jobType})`);
+  if (compositeEntryOf(job.jobType)?.kind !== 'bundle') throw new AppError('wrong_endpoint', `job ${bundleId} is not a clip bundle (job_type ${job.jobType})`);
   if (job.status === 'deleted') throw new AppError('conflict', `bundle ${bundleId} has expired or was deleted; create a new one`);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: { job_id: bundleId, status: 'processing' }, receipt: paid.receipt };

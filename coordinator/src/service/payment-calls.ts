@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { PRICES } from '@cutroom/shared/prices';
-import { isBundleJobType } from '@cutroom/shared/bundles';
-import { JOB_TYPES, type JobType } from '@cutroom/shared/job-types';
 import type { Ctx } from '../context.ts';
 import { checkoutSessions, jobs } from '../db/schema.ts';
+import { takesUpload } from '../job-types/lifecycle.ts';
 import { markJobPaid } from '../jobs/mark-paid.ts';
 import { AppError } from '../lib/app-error.ts';
 import { handleCardWebhook } from '../payments/checkout-webhook.ts';
@@ -39,7 +38,7 @@ export async function checkoutLandingCall(ctx: Ctx, checkoutSessionId: string) {
   if (!cs) throw new AppError('not_found', 'unknown checkout session');
   const [job] = await ctx.db.select({ paymentStatus: jobs.paymentStatus, jobType: jobs.jobType }).from(jobs).where(eq(jobs.id, cs.jobId)).limit(1);
   // A bundle or a cut has nothing to upload: it starts on payment, so the next call is the poll.
-  const startsWhenPaid = job && (isBundleJobType(job.jobType) || JOB_TYPES[job.jobType as JobType].input.kind === 'parent');
+  const startsWhenPaid = job && !takesUpload(job.jobType);
   const next = startsWhenPaid ? `GET /api/v1/jobs/${cs.jobId}` : `GET /api/v1/jobs/${cs.jobId}/upload-url`;
   return { card_checkout_session_id: cs.id, job_id: cs.jobId, payment_status: job?.paymentStatus ?? 'unknown', next };
 }

@@ -1,7 +1,7 @@
 import type { CreateJobResponse } from '@cutroom/shared/api';
 import type { AgentProduct, ClipsFromVideoRequest, ClipsYoutubeRequest } from '@cutroom/shared/products';
 import type { Ctx } from '../context.ts';
-import { createProduct } from '../jobs/products/create-product.ts';
+import { createProduct } from '../composites/products/create-product.ts';
 import { jobCreatorOf } from './caller.ts';
 import type { Credentials } from './credentials.ts';
 import type { Served } from './job-calls.ts';

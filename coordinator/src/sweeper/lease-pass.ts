@@ -4,7 +4,7 @@ import { jobAttempts, jobs } from '../db/schema.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
-import type { SweepPass, SweepPolicy } from './sweeper.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
 /**
  * Attempts whose lease ran out (agent killed, host gone) end as `lease_expired`; the job is

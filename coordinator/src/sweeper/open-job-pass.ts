@@ -1,7 +1,7 @@
 import { and, asc, inArray } from 'drizzle-orm';
 import { jobs } from '../db/schema.ts';
 import { OPEN_STATUSES, abandonedWhere, expireOpenJob } from '../jobs/open-job-expiry.ts';
-import type { SweepPass, SweepPolicy } from './sweeper.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
 /**
  * Jobs that never started: `pending` (never paid) or `uploading` (upload never completed) past

@@ -4,7 +4,7 @@ import { jobAttempts, jobs } from '../db/schema.ts';
 import { jobPrefixOf } from '../jobs/job-access.ts';
 import { UPLOAD_MARGIN_MS } from '../jobs/open-job-expiry.ts';
 import { addMs } from '../lib/clock.ts';
-import type { SweepPass, SweepPolicy } from './sweeper.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
 /**
  * Removes every object under `jobs/<id>/` of `deleted` jobs whose expires_at is due (set by

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lt, not, sql } from 'drizzle-orm';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
-import type { SweepPass, SweepPolicy } from './sweeper.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
 /**
  * Finished jobs past their retention (expires_at) become `deleted` and lose their output rows;

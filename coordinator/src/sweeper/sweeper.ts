@@ -3,34 +3,16 @@ import type { Ctx } from '../context.ts';
 import { processRefunds } from '../payments/refunder.ts';
 import { leasePass } from './lease-pass.ts';
 import { openJobPass } from './open-job-pass.ts';
-import { productsPass } from './products-pass.ts';
+import { compositesPass } from './composites-pass.ts';
 import { purgePass } from './purge-pass.ts';
 import { retentionPass } from './retention-pass.ts';
 import { wakeupPass } from './wakeup-pass.ts';
 import { idempotencyPass } from '../idempotency/sweep-pass.ts';
 import { markJobPaid } from '../jobs/mark-paid.ts';
 import { reconcilePayments } from '../payments/reconcile.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
-/**
- * One housekeeping step the sweeper runs on every tick, with the injected clock's `now`. It
- * returns counts for logs and tests. A pass handles each row in its own transaction guarded by
- * what it read, so a sweep racing a late heartbeat, a caller or a second coordinator changes
- * nothing twice; a row that fails is logged and left for the next sweep, never stopping the rest.
- */
-export interface SweepPass {
-  name: string;
-  /** Counts of what it did (e.g. `{ requeued: 1 }`) for logs and tests; anything else is ignored. */
-  run(ctx: Ctx, now: Date): Promise<unknown>;
-}
-
-export interface SweepPolicy {
-  /** A queued job (active, no attempt) left alone this long gets a fresh wake-up. */
-  republishAfterMs: number;
-  /** A purge of a deleted job's objects that failed is tried again this much later. */
-  purgeRetryMs: number;
-  /** Rows per pass per sweep. */
-  batch: number;
-}
+export type { SweepPass, SweepPolicy };
 
 /**
  * Defaults: a wake-up that was lost (stream lost, or consumed by an agent whose claim was
@@ -67,7 +49,7 @@ export function defaultSweepPasses(ctx: Ctx, overrides: Partial<SweepPolicy> = {
     leasePass(policy),
     wakeupPass(policy),
     openJobPass(policy),
-    productsPass(policy),
+    compositesPass(policy),
     retentionPass(policy),
     purgePass(policy),
     idempotencyPass(policy),

@@ -1,13 +1,11 @@
-import { and, asc, eq, inArray, isNull, lt, notExists, notInArray, sql } from 'drizzle-orm';
-import { BUNDLE_JOB_TYPES } from '@cutroom/shared/bundles';
-import { AGENT_PRODUCTS } from '@cutroom/shared/products';
-import { coordinatorRunTypes } from '../job-types/coordinator-run.ts';
+import { and, asc, eq, inArray, isNull, lt, notExists, sql } from 'drizzle-orm';
+import { agentRunTypes } from '../job-types/agent-types.ts';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
 import { jobs, outbox } from '../db/schema.ts';
 import { enqueueWakeup } from '../dispatch/enqueue.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { addMs } from '../lib/clock.ts';
-import type { SweepPass, SweepPolicy } from './sweeper.ts';
+import type { SweepPass, SweepPolicy } from './sweep-pass.ts';
 
 /**
  * Wake-ups are hints, and a hint can be lost: the stream lost its messages, or an agent consumed
@@ -23,13 +21,13 @@ export function wakeupPass(policy: SweepPolicy): SweepPass {
     async run(ctx, now) {
       const result = { republished: 0, failed: 0, errors: 0 };
       const cutoff = addMs(now, -policy.republishAfterMs);
-      // A clip bundle or agent product is `analyzing` while its children run, but no agent ever claims it: its children get the wake-ups.
-      // A coordinator-run job (publish_video: `publishing`) is run by the coordinator's own worker.
+      // Agent work only: a composite is `analyzing` while its children run (they get the wake-ups), and a
+      // coordinator-run job (publish_video: `publishing`) is run by the coordinator's own worker.
       const queued = and(
         inArray(jobs.status, [...ACTIVE_STATUSES]),
         isNull(jobs.currentAttemptId),
         lt(jobs.updatedAt, cutoff),
-        notInArray(jobs.jobType, [...BUNDLE_JOB_TYPES, ...AGENT_PRODUCTS, ...coordinatorRunTypes()]),
+        inArray(jobs.jobType, agentRunTypes()),
       );
       const unrelayed = ctx.db
         .select({ one: sql`1` })

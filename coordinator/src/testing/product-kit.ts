@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { ClipCandidate, ClipsV1 } from '@cutroom/shared/clips/clips-v1';
 import { jobOutputs, jobs } from '../db/schema.ts';
-import { settleBundle } from '../jobs/bundle-status.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { createSessionCall } from '../service/index.ts';
@@ -62,7 +61,7 @@ export async function completeFindClips(ctx: EngineCtx, findId: string, candidat
   await ctx.blobs.put(key, Buffer.from(JSON.stringify(doc)), 'application/json');
   await ctx.db.transaction(async (tx) => {
     await tx.update(jobs).set({ status: 'analyzing' }).where(eq(jobs.id, findId));
-    const row = await transitionJob(tx, {
+    await transitionJob(tx, {
       jobId: findId,
       from: 'analyzing',
       to: 'completed',
@@ -71,7 +70,6 @@ export async function completeFindClips(ctx: EngineCtx, findId: string, candidat
       patch: { completedAt: now, durationSeconds: 400, media: { duration_seconds: 400, has_video: true, has_audio: true, format_name: 'mov,mp4' } },
     });
     await tx.insert(jobOutputs).values({ id: randomUUID(), jobId: findId, role: 'clips', storageKey: key, contentType: 'application/json', createdAt: now });
-    await settleBundle(tx, row!.bundleJobId!, now);
   });
 }
 
@@ -83,8 +81,7 @@ export async function endChild(ctx: EngineCtx, childId: string, ok: boolean): Pr
       await failJob(tx, { jobId: childId, now, code: 'media_invalid', message: `child ${childId.slice(0, 8)} could not be cut` });
       return;
     }
-    const row = await transitionJob(tx, { jobId: childId, from: 'analyzing', to: 'completed', reason: 'completed', now, patch: { completedAt: now } });
-    await settleBundle(tx, row!.bundleJobId!, now);
+    await transitionJob(tx, { jobId: childId, from: 'analyzing', to: 'completed', reason: 'completed', now, patch: { completedAt: now } });
   });
 }
 
@@ -92,6 +89,6 @@ export async function endChild(ctx: EngineCtx, childId: string, ok: boolean): Pr
 export async function clipsOf(ctx: EngineCtx, productId: string) {
   const [product] = await ctx.db.select().from(jobs).where(eq(jobs.id, productId)).limit(1);
   const order = ((product?.params['clips'] ?? []) as { job_id: string }[]).map((c) => c.job_id);
-  const rows = await ctx.db.select().from(jobs).where(eq(jobs.bundleJobId, productId));
+  const rows = await ctx.db.select().from(jobs).where(eq(jobs.parentJobId, productId));
   return order.map((id) => rows.find((r) => r.id === id)!);
 }

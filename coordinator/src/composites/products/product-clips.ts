@@ -6,9 +6,9 @@ import { priceOf, type JobType } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import { PRODUCT_CLIPS } from '@cutroom/shared/products';
 import type { ParentView, PreparedJob } from '../../job-types/definition.ts';
-import { definitionOf } from '../../job-types/registry.ts';
+import { definitionOf } from '../../job-types/agent-types.ts';
 import { AppError } from '../../lib/app-error.ts';
-import { CHILD_TYPE_OF, childRequest } from '../create-bundle.ts';
+import { CHILD_TYPE_OF, childRequest } from '../bundles/bundle-children.ts';
 import type { ProductParams } from './product-params.ts';
 
 export interface PlannedClip {

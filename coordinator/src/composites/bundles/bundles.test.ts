@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClipCandidate, ClipsV1 } from '@cutroom/shared/clips/clips-v1';
-import { signatureHeader, startStripeFake, type StripeFake } from '../../../test/fakes/stripe/index.ts';
-import { completeAttempt, failAttempt } from '../agents/attempts.ts';
-import { claimJob } from '../agents/claim.ts';
-import { jobOutputs, jobs, ledgerEntries, outbox } from '../db/schema.ts';
-import { processRefunds } from '../payments/refunder.ts';
-import { cardWebhookCall, createBundleCall, createSessionCall, getJobCall, processCall } from '../service/index.ts';
-import { addAgent, createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
+import { signatureHeader, startStripeFake, type StripeFake } from '../../../../test/fakes/stripe/index.ts';
+import { completeAttempt, failAttempt } from '../../agents/attempts.ts';
+import { claimJob } from '../../agents/claim.ts';
+import { jobOutputs, jobs, ledgerEntries, outbox } from '../../db/schema.ts';
+import { processRefunds } from '../../payments/refunder.ts';
+import { cardWebhookCall, createBundleCall, createSessionCall, getJobCall, processCall } from '../../service/index.ts';
+import { addAgent, createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ctx.ts';
 
 const WEBHOOK_SECRET = 'whsec_bundle_test_0123456789';
 
@@ -235,7 +235,7 @@ describe('clip bundles, billing on (card through the processor fake, PGlite)', (
       jobType: 'extract_vertical_clip',
       status: 'pending',
       paymentStatus: 'paid_by_parent',
-      bundleJobId: b.job_id,
+      parentJobId: b.job_id,
       sourceJobId: parent,
       priceCents: 50,
       originalFilename: 'talk.clip1.vertical.mp4',
@@ -377,7 +377,7 @@ describe('clip bundles, billing off', () => {
     expect(b).not.toHaveProperty('checkout_url');
     expect(await jobRow(ctx, b.job_id)).toMatchObject({ status: 'analyzing', paymentStatus: 'paid', amountPaidCents: 0 });
     for (const k of b.children)
-      expect(await jobRow(ctx, k.job_id)).toMatchObject({ status: 'analyzing', paymentStatus: 'paid_by_parent', bundleJobId: b.job_id });
+      expect(await jobRow(ctx, k.job_id)).toMatchObject({ status: 'analyzing', paymentStatus: 'paid_by_parent', parentJobId: b.job_id });
     expect(ctx.notified.outbox).toBeGreaterThan(0);
 
     // Nobody claims the bundle itself: past the re-publish period its children get new wake-ups, it gets none.
@@ -385,7 +385,7 @@ describe('clip bundles, billing off', () => {
     const before = await wakeupsFor(b.children[0]!.job_id);
     await ctx.db.update(outbox).set({ publishedAt: ctx.clock.now() }); // as the relay would
     ctx.clock.advance(10 * 60_000);
-    const { sweepOnce } = await import('../sweeper/sweeper.ts');
+    const { sweepOnce } = await import('../../sweeper/sweeper.ts');
     const swept = await sweepOnce(ctx);
     expect(swept['wakeups']).toEqual({ republished: 2, failed: 0, errors: 0 });
     expect(await wakeupsFor(b.children[0]!.job_id)).toBe(before + 1);
@@ -396,10 +396,10 @@ describe('clip bundles, billing off', () => {
 
 describe('clip bundles over REST (billing off)', () => {
   let ctx: EngineCtx;
-  let app: Awaited<ReturnType<typeof import('../app.ts').buildApp>>;
+  let app: Awaited<ReturnType<typeof import('../../app.ts').buildApp>>;
   beforeAll(async () => {
     ctx = await createEngineCtx();
-    const { buildApp } = await import('../app.ts');
+    const { buildApp } = await import('../../app.ts');
     app = await buildApp({ ctx, healthChecks: {} });
   }, 60_000);
   afterAll(async () => {

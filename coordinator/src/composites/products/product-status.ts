@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Tx } from '../../db/database.ts';
 import { jobs, type JobPatch, type JobRow } from '../../db/schema.ts';
 import { addMs } from '../../lib/clock.ts';
-import { transitionJob } from '../transition-job.ts';
+import { transitionJob } from '../../jobs/transition-job.ts';
 import { productParams, type ProductParams, type Settle } from './product-params.ts';
 
 const ENDED = new Set(['completed', 'failed', 'deleted']);
@@ -25,7 +25,7 @@ async function childrenOf(tx: Tx, productId: string): Promise<Child[]> {
       completedAt: jobs.completedAt,
     })
     .from(jobs)
-    .where(eq(jobs.bundleJobId, productId));
+    .where(eq(jobs.parentJobId, productId));
 }
 
 /** Marks a step due: written with what decided it, run after commit (product-steps.ts) or by the sweeper. */
@@ -59,24 +59,24 @@ export function settlementOf(p: ProductParams, find: Child, clips: Child[]): Set
 }
 
 /**
- * An agent product after one of its children ended, in the transaction that ended it (called by
- * bundle-status.ts settleBundle with the product row locked, so two children ending at once are
- * decided one after the other). Decides from the rows, never from memory:
+ * An agent product after one of its children ended, in the transaction that ended it (the
+ * job-ended hook, jobs/job-ended.ts, with the product row locked, so two children ending at once
+ * are decided one after the other). Decides from the rows, never from memory:
  * - find_clips failed: the product fails (`refunded`: nothing is captured) and the release of its
  *   whole hold is due;
  * - find_clips completed: the cut step is due (it reads the clips document: I/O, after commit);
  * - the last clip ended: the settlement (capture of what was delivered) is decided and due;
  * - a clip ended, others still running: the product's progress moves.
  */
-export async function productChildEnded(tx: Tx, product: JobRow, now: Date): Promise<JobRow | null> {
-  if (product.status !== 'analyzing') return null;
+export async function productChildEnded(tx: Tx, product: JobRow, _child: JobRow, now: Date): Promise<void> {
+  if (product.status !== 'analyzing') return;
   const p = productParams(product);
   const children = await childrenOf(tx, product.id);
   const find = children.find((c) => c.id === p.find_clips.job_id);
-  if (!find || !ENDED.has(find.status)) return null;
+  if (!find || !ENDED.has(find.status)) return;
   if (!delivered(find)) {
     const settle: Settle = { capture_cents: 0, outcome: 'ended', delivered: 0, message: null };
-    return transitionJob(tx, {
+    await transitionJob(tx, {
       jobId: product.id,
       from: 'analyzing',
       to: 'failed',
@@ -93,10 +93,11 @@ export async function productChildEnded(tx: Tx, product: JobRow, now: Date): Pro
         stepDueAt: now,
       },
     });
+    return;
   }
   if (p.clips === undefined) {
     await markStepDue(tx, product.id, now, { progress: { stage: 'find_clips', fraction: 1, at: now.toISOString() } });
-    return null;
+    return;
   }
   const clips = children.filter((c) => c.id !== find.id);
   const ended = clips.filter((c) => ENDED.has(c.status)).length;
@@ -105,13 +106,12 @@ export async function productChildEnded(tx: Tx, product: JobRow, now: Date): Pro
       .update(jobs)
       .set({ progress: { stage: 'clips', fraction: ended / clips.length, at: now.toISOString() }, updatedAt: now })
       .where(eq(jobs.id, product.id));
-    return null;
+    return;
   }
   await markStepDue(tx, product.id, now, {
     params: { ...p, settle: settlementOf(p, find, clips) },
     progress: { stage: 'settling', fraction: 1, at: now.toISOString() },
   });
-  return null;
 }
 
 /**

@@ -11,7 +11,8 @@ import { formatWwwAuthenticate } from '../../payments/mpp/challenge.ts';
 import { cardWebhookCall, completeUploadCall, createJobCall, createProductCall, getJobCall, uploadUrlCall } from '../../service/index.ts';
 import { addAgent, createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ctx.ts';
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
-import { captureDue, driveProduct } from './product-steps.ts';
+import { driveComposite } from '../steps.ts';
+import { captureDue } from './product-steps.ts';
 import type { Settle } from './product-params.ts';
 
 const WEBHOOK_SECRET = 'whsec_product_test_0123456789';
@@ -153,7 +154,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     await completeUploadCall(ctx, c, id);
     const findId = ((await jobRow(ctx, id)).params['find_clips'] as { job_id: string }).job_id;
     await completeFindClips(ctx, findId, [candidate('c1', 80, 10, 140), candidate('c2', 70, 150, 300), candidate('c3', 10, 300, 420)]);
-    expect(await driveProduct(ctx, id)).toEqual(['cut']);
+    expect(await driveComposite(ctx, id)).toEqual(['cut']);
     const [k1, k2] = await clipsOf(ctx, id);
 
     // The clips through the agents' calls: the product's settlement runs right after the last commit.
@@ -225,7 +226,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     await ctx.db.update(jobs).set({ status: 'analyzing' }).where(eq(jobs.id, findId));
     await endChild(ctx, findId, false);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'failed', paymentStatus: 'refunded' });
-    expect(await driveProduct(ctx, id)).toEqual(['settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['settled']);
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ status: 'canceled', amount_received: 0 });
     expect(await ledger([id, findId])).toEqual([
       ['hold', 450n, 'done'],
@@ -237,7 +238,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
   it('a recording without candidates completes with no clips and the whole hold released', async () => {
     const { id, pi, findId } = await heldAndUploaded('clips_youtube');
     await completeFindClips(ctx, findId, []);
-    expect(await driveProduct(ctx, id)).toEqual(['cut', 'settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['cut', 'settled']);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'completed', paymentStatus: 'paid', amountPaidCents: 0 });
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ status: 'canceled' });
     expect(await ledger([id])).toEqual([
@@ -249,7 +250,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
   it('a settle repeated after a crash between the capture and the status write captures nothing more', async () => {
     const { id, pi, findId } = await heldAndUploaded('clips_from_video', { max_clips: 1 });
     await completeFindClips(ctx, findId, [candidate('c1', 80, 10, 140)]);
-    expect(await driveProduct(ctx, id)).toEqual(['cut']);
+    expect(await driveComposite(ctx, id)).toEqual(['cut']);
     const [k] = await clipsOf(ctx, id);
     await endChild(ctx, k!.id, true);
     const due = await jobRow(ctx, id);
@@ -258,11 +259,11 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ status: 'succeeded', amount_received: 250 });
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'analyzing', stepDueAt: due.stepDueAt });
     // The next run (the sweeper's) captures again under the same keys: replayed, nothing more moves.
-    expect(await driveProduct(ctx, id)).toEqual(['settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['settled']);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'completed', amountPaidCents: 250, stepDueAt: null });
     // Even a stale marker on the completed product settles nothing twice.
     await ctx.db.update(jobs).set({ stepDueAt: ctx.clock.now() }).where(eq(jobs.id, id));
-    expect(await driveProduct(ctx, id)).toEqual(['settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['settled']);
     expect(executed(pi, 'capture')).toBe(1);
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ amount_received: 250 });
     expect(await ledger([id])).toEqual([
@@ -279,7 +280,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     ctx.clock.advance(26 * 3600_000);
     const { sweepOnce } = await import('../../sweeper/sweeper.ts');
     const swept = await sweepOnce(ctx);
-    expect(swept['products']).toMatchObject({ settled: expect.any(Number), errors: 0 });
+    expect(swept['composites']).toMatchObject({ settled: expect.any(Number), errors: 0 });
     expect(await jobRow(ctx, value.job_id)).toMatchObject({ status: 'deleted', paymentStatus: 'refunded', stepDueAt: null });
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ status: 'canceled' });
     expect(await ledger([value.job_id])).toEqual([

@@ -4,10 +4,10 @@ import { LIMITS } from '@cutroom/shared/limits';
 import { ClipsFromVideoRequest, ClipsYoutubeRequest, type AgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../../context.ts';
 import type { PreparedJob } from '../../job-types/definition.ts';
-import { definitionOf } from '../../job-types/registry.ts';
+import { definitionOf } from '../../job-types/agent-types.ts';
 import { AppError } from '../../lib/app-error.ts';
-import { createUploadJob, type CreatedJob, type JobCaller } from '../create-job.ts';
-import type { ProductParams } from './product-params.ts';
+import { createUploadJob, type CreatedJob, type JobCaller } from '../../jobs/create-job.ts';
+import { ProductParams, productParams } from './product-params.ts';
 
 const SCHEMAS = { clips_from_video: ClipsFromVideoRequest, clips_youtube: ClipsYoutubeRequest } as const;
 
@@ -34,11 +34,12 @@ export function prepareProduct(product: AgentProduct, raw: unknown): { id: strin
       `${product} cuts clips from a video; content_type ${request.content_type} is ${find.mediaKind}: send a video (or use find_clips for audio)`,
     );
   }
-  const params: ProductParams = {
-    ...({ product, request } as ProductParams),
+  const params = ProductParams.parse({
+    product,
+    request,
     find_clips: { job_id: randomUUID(), params: find.params, price_cents: find.price.cardCents },
     max_clips: request.max_clips ?? LIMITS.clipsPerBatchMax,
-  };
+  });
   const price = priceOf(product, 'video')!;
   return {
     id: randomUUID(),
@@ -65,7 +66,7 @@ export async function createProduct(ctx: Ctx, caller: JobCaller, product: AgentP
       `${product} is paid by card only (a hold of USD 4.50, charged for what is delivered), and card payments are not configured on this server`,
     );
   }
-  const request = (prepared.params as unknown as ProductParams).request;
+  const { request } = productParams(prepared);
   return createUploadJob(ctx, caller, {
     id,
     jobType: product,

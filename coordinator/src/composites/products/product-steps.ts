@@ -1,25 +1,19 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
-import { isAgentProduct } from '@cutroom/shared/products';
 import type { Ctx } from '../../context.ts';
+import type { CompositeStep } from '../../job-types/entry.ts';
 import type { Tx } from '../../db/database.ts';
 import { jobOutputs, jobs, ledgerEntries, type JobRow } from '../../db/schema.ts';
 import { addMs } from '../../lib/clock.ts';
 import { settleHold } from '../../payments/holds.ts';
-import { storedCandidates } from '../create-bundle.ts';
-import { insertJob, newJobRow } from '../create-job.ts';
-import { startDerivative } from '../mark-paid.ts';
-import { parentMediaOf } from '../parent-source.ts';
-import { transitionJob } from '../transition-job.ts';
+import { storedCandidates } from '../bundles/bundle-children.ts';
+import { insertJob, newJobRow } from '../../jobs/job-rows.ts';
+import { queueAgentJob } from '../../job-types/start-agent-job.ts';
+import { parentMediaOf } from '../../jobs/parent-source.ts';
+import { transitionJob } from '../../jobs/transition-job.ts';
 import { planClips } from './product-clips.ts';
 import { productParams, productSourceKey, type ProductParams, type Settle } from './product-params.ts';
 import { settlementOf } from './product-status.ts';
-
-/** What one step did: `cut` (clips created, or none to create), `settled`, `cleared` (nothing was due), `raced` (another runner did it). */
-export type ProductStep = 'cut' | 'settled' | 'cleared' | 'raced';
-
-/** A step whose I/O failed (storage, the card processor) is tried again this much later. */
-export const STEP_RETRY_MS = 60_000;
 
 /** The product row, locked, in a transaction of its own: each step ends by writing what it did under this lock. */
 const locked = async (tx: Tx, id: string) => (await tx.select().from(jobs).where(eq(jobs.id, id)).limit(1).for('update'))[0];
@@ -30,7 +24,7 @@ const locked = async (tx: Tx, id: string) => (await tx.select().from(jobs).where
  * cut them first, creates and starts them. No clip to cut (no candidates, or the document is
  * gone) decides the settlement at once: a full release (product-status.ts settlementOf).
  */
-async function cutStep(ctx: Ctx, product: JobRow): Promise<ProductStep> {
+async function cutStep(ctx: Ctx, product: JobRow): Promise<CompositeStep> {
   const p = productParams(product);
   const [find] = await ctx.db.select().from(jobs).where(eq(jobs.id, p.find_clips.job_id)).limit(1);
   if (!find) throw new Error(`product ${product.id} has no find_clips child ${p.find_clips.job_id}`);
@@ -45,8 +39,8 @@ async function cutStep(ctx: Ctx, product: JobRow): Promise<ProductStep> {
     if (row?.status !== 'analyzing' || productParams(row).clips !== undefined) return false;
     for (const c of planned.clips) {
       const values = newJobRow(c.summary.job_id, c.type, c.prepared, now);
-      await insertJob(tx, { ...values, sessionId: row.sessionId, sourceJobId: find.id, bundleJobId: row.id, paymentStatus: 'paid_by_parent' }, now);
-      await startDerivative(tx, c.summary.job_id, c.type, now, `started: product ${row.id} cut its clips`);
+      await insertJob(tx, { ...values, sessionId: row.sessionId, sourceJobId: find.id, parentJobId: row.id, paymentStatus: 'paid_by_parent' }, now);
+      await queueAgentJob(tx, { id: c.summary.job_id, jobType: c.type }, { from: 'pending', now, reason: `started: product ${row.id} cut its clips` });
     }
     const next: ProductParams = { ...productParams(row), quantity: planned.clips.length, clips: planned.clips.map((c) => c.summary), cut_note: note };
     // Nothing to cut: nothing will end later, so the settlement is decided now (still due).
@@ -99,7 +93,7 @@ export async function captureDue(ctx: Ctx, product: JobRow, settle: Settle) {
  * idempotency keys): a coordinator that stops between the two captures nothing more when the step
  * runs again, and only then ends the product.
  */
-async function settleStep(ctx: Ctx, product: JobRow, settle: Settle): Promise<ProductStep> {
+async function settleStep(ctx: Ctx, product: JobRow, settle: Settle): Promise<CompositeStep> {
   const { hold, result } = await captureDue(ctx, product, settle);
   if (settle.outcome === 'ended') await dropOrphanUpload(ctx, product);
   const now = ctx.clock.now();
@@ -133,73 +127,19 @@ async function dropOrphanUpload(ctx: Ctx, product: JobRow): Promise<void> {
     .catch((err: unknown) => ctx.logger.warn({ err, job_id: product.id }, 'could not delete an orphaned product upload'));
 }
 
-/** Runs the step that is due for one product, or nothing (null) when none is due (yet). */
-export async function runProductStep(ctx: Ctx, productId: string): Promise<ProductStep | null> {
-  const [product] = await ctx.db.select().from(jobs).where(eq(jobs.id, productId)).limit(1);
-  if (!product || !isAgentProduct(product.jobType) || !product.stepDueAt || product.stepDueAt > ctx.clock.now()) return null;
+/**
+ * Runs the step that is due for one product (its runDueStep: composites/steps.ts drives it), or
+ * nothing (null) when none is due (yet): the settlement once decided, else the cut once find_clips
+ * ended. A marker with nothing behind it (the product moved on meanwhile) is cleared.
+ */
+export async function runProductStep(ctx: Ctx, product: JobRow): Promise<CompositeStep | null> {
+  if (!product.stepDueAt || product.stepDueAt > ctx.clock.now()) return null;
   const p = productParams(product);
   if (p.settle) return settleStep(ctx, product, p.settle);
   if (product.status === 'analyzing' && p.clips === undefined) return cutStep(ctx, product);
-  // A marker with nothing behind it (the product moved on meanwhile): cleared, unless it was set again.
   await ctx.db
     .update(jobs)
     .set({ stepDueAt: null })
     .where(and(eq(jobs.id, product.id), eq(jobs.stepDueAt, product.stepDueAt)));
   return 'cleared';
-}
-
-/**
- * Runs a product's due steps one after the other (a cut that finds nothing to cut makes the
- * settlement due at once). A step that throws is postponed by STEP_RETRY_MS and rethrown for the
- * caller to log; nothing it did is lost, each step being idempotent.
- */
-export async function driveProduct(ctx: Ctx, productId: string): Promise<ProductStep[]> {
-  // One runner per product in this process: the after-commit kick and the sweeper would otherwise
-  // race to the processor with the same idempotency key (harmless, but a 409 to retry).
-  const mine = running.get(ctx) ?? new Set<string>();
-  running.set(ctx, mine);
-  if (mine.has(productId)) return [];
-  mine.add(productId);
-  try {
-    return await driveSteps(ctx, productId);
-  } finally {
-    mine.delete(productId);
-  }
-}
-
-const running = new WeakMap<Ctx, Set<string>>();
-
-async function driveSteps(ctx: Ctx, productId: string): Promise<ProductStep[]> {
-  const did: ProductStep[] = [];
-  for (let i = 0; i < 3; i++) {
-    let step: ProductStep | null;
-    try {
-      step = await runProductStep(ctx, productId);
-    } catch (err) {
-      const later = addMs(ctx.clock.now(), STEP_RETRY_MS);
-      await ctx.db
-        .update(jobs)
-        .set({ stepDueAt: later })
-        .where(and(eq(jobs.id, productId), isNotNull(jobs.stepDueAt)))
-        .catch(() => {});
-      throw err;
-    }
-    if (!step) break;
-    did.push(step);
-    if (step !== 'cut') break;
-  }
-  return did;
-}
-
-/**
- * After the commit that ended a child (agents' complete/fail, the claim): the product's due step
- * runs now, in the background (the agent's call is not held by the card processor). The sweeper's
- * products pass runs whatever this misses (a crash, an error).
- */
-export function kickProduct(ctx: Ctx, child: Pick<JobRow, 'bundleJobId'> | null | undefined): void {
-  const productId = child?.bundleJobId;
-  if (!productId) return;
-  void driveProduct(ctx, productId).catch((err: unknown) =>
-    ctx.logger.error({ job_id: productId, err: err instanceof Error ? err.message : String(err) }, 'product step failed; the sweeper retries it'),
-  );
 }

@@ -5,12 +5,12 @@ import { jobs, outbox } from '../../db/schema.ts';
 import { completeUploadCall, createProductCall, getJobCall, uploadUrlCall } from '../../service/index.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ctx.ts';
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
-import { driveProduct } from './product-steps.ts';
+import { driveComposite } from '../steps.ts';
 
 /**
  * Agent products with billing off (the zero-config default: free, like every job type): the
  * steps as the database decides them. Children end as end-attempt / fail-job end them (the kit),
- * so each due step is run here by driveProduct, as the after-commit kick or the sweeper would.
+ * so each due step is run here by driveComposite, as the after-commit nudge or the sweeper would.
  */
 describe('agent products, billing off: the steps', () => {
   let ctx: EngineCtx;
@@ -45,7 +45,7 @@ describe('agent products, billing off: the steps', () => {
       jobType: 'find_clips',
       status: 'extracting_audio',
       paymentStatus: 'paid_by_parent',
-      bundleJobId: id,
+      parentJobId: id,
       sessionId: c.sessionId,
       sourceKey: `jobs/${findId}/source`,
       priceCents: 200,
@@ -58,7 +58,7 @@ describe('agent products, billing off: the steps', () => {
     expect([await wakeups(findId), await wakeups(id)]).toEqual([1, 0]);
     // Repeating complete-upload starts nothing twice.
     expect((await completeUploadCall(ctx, c, id)).value.status).toBe('processing');
-    expect((await ctx.db.select().from(jobs).where(eq(jobs.bundleJobId, id))).length).toBe(1);
+    expect((await ctx.db.select().from(jobs).where(eq(jobs.parentJobId, id))).length).toBe(1);
     const view = await getJobCall(ctx, c, id);
     expect(view).toMatchObject({ job_type: 'clips_from_video', status: 'analyzing', outputs: [] });
     expect(view.children).toEqual([
@@ -87,14 +87,14 @@ describe('agent products, billing off: the steps', () => {
     const { c, id, findId } = await uploaded('clips_from_video', { max_clips: 2, profile: 'vidB-reels', subject: 'auto' });
     await completeFindClips(ctx, findId, [candidate('c1', 60, 10, 140), candidate('c2', 90, 100, 390), candidate('c3', 75, 0, 130)]);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'analyzing', stepDueAt: ctx.clock.now() });
-    expect(await driveProduct(ctx, id)).toEqual(['cut']);
+    expect(await driveComposite(ctx, id)).toEqual(['cut']);
     const [k1, k2] = await clipsOf(ctx, id);
     expect(k1).toMatchObject({
       jobType: 'extract_vertical_clip',
       status: 'analyzing',
       paymentStatus: 'paid_by_parent',
       sourceJobId: findId,
-      bundleJobId: id,
+      parentJobId: id,
       priceCents: 50,
       originalFilename: 'talk.clip1.vertical.mp4',
       params: expect.objectContaining({ start: 100, end: 280, profile: 'vidB-reels', subject: 'auto', title: 'Moment c2' }),
@@ -102,9 +102,9 @@ describe('agent products, billing off: the steps', () => {
     expect(k2!.params).toMatchObject({ start: 0, end: 130, title: 'Moment c3' });
     expect(await jobRow(ctx, id)).toMatchObject({ stepDueAt: null, progress: expect.objectContaining({ stage: 'clips', fraction: 0 }) });
     // Repeated: nothing is due; a stale marker (a crash after the cut) clears without cutting twice.
-    expect(await driveProduct(ctx, id)).toEqual([]);
+    expect(await driveComposite(ctx, id)).toEqual([]);
     await ctx.db.update(jobs).set({ stepDueAt: ctx.clock.now() }).where(eq(jobs.id, id));
-    expect(await driveProduct(ctx, id)).toEqual(['cleared']);
+    expect(await driveComposite(ctx, id)).toEqual(['cleared']);
     expect((await clipsOf(ctx, id)).length).toBe(2);
 
     await endChild(ctx, k1!.id, true);
@@ -116,7 +116,7 @@ describe('agent products, billing off: the steps', () => {
       delivered: 1,
       message: expect.stringMatching(/^1 of 2 clips failed and were not charged .*clip 2: /),
     });
-    expect(await driveProduct(ctx, id)).toEqual(['settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['settled']);
     const done = await jobRow(ctx, id);
     expect(done).toMatchObject({ status: 'completed', paymentStatus: 'paid', amountPaidCents: 0, stepDueAt: null, progress: null });
     expect(done.expiresAt!.getTime() - done.completedAt!.getTime()).toBe(72 * 3600_000);
@@ -134,7 +134,7 @@ describe('agent products, billing off: the steps', () => {
   it('a recording without candidates completes with no clips and nothing charged; clips_youtube cuts 16:9 extract_clip children', async () => {
     const none = await uploaded('clips_youtube');
     await completeFindClips(ctx, none.findId, []);
-    expect(await driveProduct(ctx, none.id)).toEqual(['cut', 'settled']);
+    expect(await driveComposite(ctx, none.id)).toEqual(['cut', 'settled']);
     expect(await jobRow(ctx, none.id)).toMatchObject({
       status: 'completed',
       params: expect.objectContaining({ quantity: 0, clips: [], settle: expect.objectContaining({ capture_cents: 0, delivered: 0 }) }),
@@ -143,7 +143,7 @@ describe('agent products, billing off: the steps', () => {
 
     const yt = await uploaded('clips_youtube', { max_clips: 1 });
     await completeFindClips(ctx, yt.findId, [candidate('c1', 50, 10, 300), candidate('c2', 40, 0, 200)]);
-    expect(await driveProduct(ctx, yt.id)).toEqual(['cut']);
+    expect(await driveComposite(ctx, yt.id)).toEqual(['cut']);
     const [k] = await clipsOf(ctx, yt.id);
     expect(k).toMatchObject({ jobType: 'extract_clip', originalFilename: 'talk.clip1.clip.mp4' });
     // Native framing: the whole candidate, one segment; no transcript to re-time (the child has none here).
@@ -161,7 +161,7 @@ describe('agent products, billing off: the steps', () => {
       errorMessage: expect.stringMatching(/^finding the clips failed, so none were cut and nothing was charged/),
       params: expect.objectContaining({ settle: { capture_cents: 0, outcome: 'ended', delivered: 0, message: null } }),
     });
-    expect(await driveProduct(ctx, id)).toEqual(['settled']);
+    expect(await driveComposite(ctx, id)).toEqual(['settled']);
     expect(await jobRow(ctx, id)).toMatchObject({
       status: 'failed',
       stepDueAt: null,

@@ -1,15 +1,15 @@
 import type { Tx } from '../../db/database.ts';
 import type { JobRow } from '../../db/schema.ts';
-import { insertJob } from '../create-job.ts';
-import { startDerivative } from '../mark-paid.ts';
-import { transitionJob } from '../transition-job.ts';
+import { insertJob } from '../../jobs/job-rows.ts';
+import { queueAgentJob } from '../../job-types/start-agent-job.ts';
+import { transitionJob } from '../../jobs/transition-job.ts';
 import { productParams, productSourceKey } from './product-params.ts';
 
 /**
  * Complete-upload of an agent product, in the caller's transaction, after the upload was moved
  * to the find_clips child's source key (upload.ts): the product moves uploading → `analyzing`
  * (it has no agent work of its own and stays there until its last step ends) and its find_clips
- * child is created (bundle_job_id = the product, payment_status `paid_by_parent`, the upload as
+ * child is created (parent_job_id = the product, payment_status `paid_by_parent`, the upload as
  * its source) and queued like any uploaded find_clips job (its first stage and a wake-up).
  * Null when the product was no longer uploading (a concurrent call started it, or it expired).
  */
@@ -33,7 +33,7 @@ export async function startProduct(tx: Tx, product: JobRow, upload: { size: numb
       status: 'pending',
       paymentStatus: 'paid_by_parent',
       sessionId: product.sessionId,
-      bundleJobId: product.id,
+      parentJobId: product.id,
       originalFilename: product.originalFilename,
       contentType: product.contentType,
       mediaKind: product.mediaKind,
@@ -47,6 +47,6 @@ export async function startProduct(tx: Tx, product: JobRow, upload: { size: numb
     },
     now,
   );
-  await startDerivative(tx, child, 'find_clips', now, `started: product ${product.id} uploaded`);
+  await queueAgentJob(tx, { id: child, jobType: 'find_clips' }, { from: 'pending', now, reason: `started: product ${product.id} uploaded` });
   return row;
 }
