@@ -132,7 +132,7 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     input: { kind: 'parent', parentTypes: ['find_clips'] },
     pricing: { by: 'item', price: price(50, '0.20') },
     retentionHours: 24,
-    // Created only by POST /jobs/{parent_job_id}/derivatives (coordinator/src/jobs/create-bundle.ts), never by POST /jobs.
+    // Created only by POST /jobs/{parent_job_id}/derivatives (coordinator/src/composites/bundles/create-bundle.ts), never by POST /jobs.
     available: true,
   },
   edit_from_transcript: {
@@ -148,7 +148,7 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     // Created only by the MCP tools clips_horizontal / clips_from_job (service/bundle-calls.ts), never over REST.
     available: true,
   },
-  // The agent products (shared/src/products.ts, coordinator/src/jobs/products/): an upload that
+  // The agent products (shared/src/products.ts, coordinator/src/composites/products/): an upload that
   // becomes a find_clips child and up to five clip children. A hold of USD 4.50 (the worst case:
   // find_clips 2.00 + 5 clips × 0.50); what was delivered is captured. Created only by the
   // service layer (service/product-calls.ts, for MCP); no agent definition of their own.

@@ -21,7 +21,7 @@ export const isAgentProduct = (t: string): t is AgentProduct => (AGENT_PRODUCTS 
 /**
  * The clip bundle each product's clips are cut like: its children are that bundle's children
  * (clips_vertical: extract_vertical_clip, clips_horizontal: one-segment extract_clip), prepared
- * the same way (coordinator/src/jobs/create-bundle.ts).
+ * the same way (coordinator/src/composites/bundles/create-bundle.ts).
  */
 export const PRODUCT_CLIPS: Readonly<Record<AgentProduct, BundleJobType>> = {
   clips_from_video: 'clips_vertical',
@@ -70,5 +70,5 @@ export const ClipsYoutubeRequest = upload
   .strict();
 export type ClipsYoutubeRequest = z.infer<typeof ClipsYoutubeRequest>;
 
-/** What a product job stores in params: what it was asked for. Its steps live in jobs/products/. */
+/** What a product job stores in params: what it was asked for. Its steps live in coordinator/src/composites/products/. */
 export type ProductRequest = { product: 'clips_from_video'; request: ClipsFromVideoRequest } | { product: 'clips_youtube'; request: ClipsYoutubeRequest };

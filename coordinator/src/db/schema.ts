@@ -67,9 +67,9 @@ export const jobs = pgTable(
     completedAt: ts('completed_at'),
     expiresAt: ts('expires_at'),
     /**
-     * Agent products (jobs/products/): a step that needs I/O (read the clips document, capture or
+     * Agent products (composites/products/): a step that needs I/O (read the clips document, capture or
      * release the card hold) is due from then on. Set in the transaction that makes it due, run
-     * right after commit and by the sweeper's products pass, cleared by the step that did it.
+     * right after commit and by the sweeper's composites pass, cleared by the step that did it.
      */
     stepDueAt: ts('step_due_at'),
   },

@@ -1,6 +1,6 @@
 import type { Ctx } from '../context.ts';
 import { AppError } from '../lib/app-error.ts';
-import { createSessionCall, type Credentials } from '../service/index.ts';
+import type { Credentials } from '../service/index.ts';
 import { authorizationOfMeta, credentialTarget } from './payment.ts';
 
 /** A progress notification as the tool sends it (MCP notifications/progress; `progress` only ever increases). */
@@ -65,18 +65,6 @@ export function toolCallOf(
     signal: input.signal,
     progress: input.progress,
   };
-}
-
-/**
- * The caller's session, created (free) when the call carries none and may run without one: with
- * billing off every tool can; with billing on a caller without a session pays by paid creation
- * instead (the credential creates the session), so this is only for free paths.
- */
-export async function ensureSession(call: ToolCall): Promise<void> {
-  if (call.creds.bearer) return;
-  const s = await createSessionCall(call.ctx);
-  call.creds = { ...call.creds, bearer: s.session_token };
-  call.newSessionToken = s.session_token;
 }
 
 /** The job a paying credential names, checked against the job the call is about (when it names one). */

@@ -16,21 +16,29 @@ const ELSEWHERE: Record<BundleJobType, string> = {
     'clips_horizontal (16:9 clips in the source framing) is offered through the MCP tool, not over REST; over REST cut 16:9 clips with extract_clip',
 };
 
+/** Where a bundle is bought: what each surface sells, and whether it takes payment only by hosted card checkout. */
+export type BundleSurface = 'rest' | 'mcp';
+const SURFACES: Readonly<Record<BundleSurface, { offered: readonly BundleJobType[]; checkoutOnly: boolean }>> = {
+  // The spec's derivatives call: clips_vertical, paid by its hosted checkout.
+  rest: { offered: ['clips_vertical'], checkoutOnly: true },
+  // Both types, on both rails (MPP credentials through payBundleCall), so a chain-only server sells them too.
+  mcp: { offered: BUNDLE_JOB_TYPES, checkoutOnly: false },
+};
+
 /**
- * Create a clip bundle from the caller's find_clips job (jobs/create-bundle.ts). Only the session
+ * Create a clip bundle from the caller's find_clips job (composites/bundles/create-bundle.ts). Only the session
  * that owns the parent may: a bearer token is required, and no payment credential is taken here
- * (a bundle is paid by its hosted card checkout, or created paid when billing is off). `offered`
- * is what the calling transport sells: REST offers clips_vertical, MCP both.
+ * (a bundle is paid by its hosted card checkout or, over MCP, by payBundleCall; created paid when
+ * billing is off). What is sold depends on the surface asking (SURFACES).
  */
 export async function createBundleCall(
   ctx: Ctx,
   creds: Credentials,
   parentId: string,
   req: CreateBundleRequest,
-  offered: readonly BundleJobType[] = BUNDLE_JOB_TYPES,
-  /** false where the transport also takes MPP credentials for bundles (MCP: payBundleCall), so a chain-only server sells them too. */
-  checkoutOnly = true,
+  surface: BundleSurface,
 ): Promise<Served<CreateBundleResponse>> {
+  const { offered, checkoutOnly } = SURFACES[surface];
   if (!creds.bearer) throw missingSession();
   const session = await sessionOf(ctx, creds);
   const type = BUNDLE_JOB_TYPES.find((t) => t === req.job_type);

@@ -77,3 +77,39 @@ export async function checkoutOfferCall(
     return null;
   }
 }
+
+/** An upload job created for a caller, and how the caller goes on with it. */
+export interface OpenedUploadJob {
+  created: Served<CreateJobResponse>;
+  /** The credentials to continue with: the session that owns the job, no payment credential left to spend. */
+  creds: Credentials;
+  /** A session this call created for the caller (its token goes to this caller only), or null. */
+  newSession: { session_id: string; session_token: string } | null;
+  /** Paid creation: the credential paid for the job as it was created (nothing is left to pay). */
+  paidAtCreation: boolean;
+}
+
+/**
+ * Creates an upload job for a caller who may have no session yet (the agent surface's upload
+ * tools): with a session, the job is created pending (its payment is taken where its upload URL
+ * is asked for); billing on and no session: paid creation, the credential creating job and session
+ * (createOfferingCheckout: without a credential its 402, with a checkout for a browser host);
+ * billing off and no session: a session is created for the caller first.
+ */
+export async function openUploadJobCall(ctx: Ctx, creds: Credentials, create: CreateCall): Promise<OpenedUploadJob> {
+  if (!creds.bearer && ctx.billing.enabled) {
+    const created = await createOfferingCheckout(ctx, creds, create);
+    const token = created.value.session_token;
+    if (!token || !created.value.session_id) throw new Error('paid creation answered no session');
+    return {
+      created,
+      creds: { ...creds, bearer: token, authorization: undefined, paymentSignature: undefined },
+      newSession: { session_id: created.value.session_id, session_token: token },
+      paidAtCreation: true,
+    };
+  }
+  const session = creds.bearer ? null : await createSessionCall(ctx);
+  const own: Credentials = { ...creds, ...(session && { bearer: session.session_token }) };
+  const created = await create({ ...own, authorization: undefined });
+  return { created, creds: own, newSession: session && { session_id: session.session_id, session_token: session.session_token }, paidAtCreation: false };
+}

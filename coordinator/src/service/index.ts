@@ -7,7 +7,7 @@
 export type { Credentials } from './credentials.ts';
 export type { Served } from './job-calls.ts';
 export { bundleOfCandidates, type ClipsFromJobRequest, createBundleCall, payBundleCall } from './bundle-calls.ts';
-export { checkoutOfferCall, createOfferingCheckout } from './checkout-offer.ts';
+export { checkoutOfferCall, createOfferingCheckout, type OpenedUploadJob, openUploadJobCall } from './checkout-offer.ts';
 export {
   bindConsentRequestCall,
   finishConnectCall,

@@ -9,7 +9,7 @@ import type { Served } from './job-calls.ts';
 /**
  * Creates an agent product (clips_from_video, clips_youtube): an upload job whose find_clips and
  * clips run as its children, paid by a card hold of the worst case (price_cents, USD 4.50) of
- * which only what was delivered is captured (jobs/products/). Then the ordinary upload calls:
+ * which only what was delivered is captured (composites/products/). Then the ordinary upload calls:
  * uploadUrlCall (402 with the card challenge for the hold while unpaid; a `stripe` credential
  * places the hold), PUT, completeUploadCall, getJobCall until it ends.
  *

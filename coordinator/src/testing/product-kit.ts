@@ -8,9 +8,9 @@ import { createSessionCall } from '../service/index.ts';
 import type { EngineCtx } from './engine-ctx.ts';
 
 /**
- * Engine-test helpers for agent products (jobs/products/). Children end here the way end-attempt
- * and fail-job end them (the same transaction calls, so the product's step is marked due) but
- * without an agent, hence without the after-commit kick: the test runs the due step itself.
+ * Engine-test helpers for agent products (composites/products/). Children end here through the
+ * same transitions the agents' calls use (so the job-ended hook marks the product's step due) but
+ * without an agent, hence without the after-commit nudge: the test runs the due step itself.
  */
 
 export async function productCreds(ctx: EngineCtx) {

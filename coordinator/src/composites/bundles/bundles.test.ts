@@ -139,7 +139,7 @@ describe('clip bundles, billing on (card through the processor fake, PGlite)', (
     const transcribe = await findClipsParent(ctx, c, { type: 'transcribe' });
     const before = await counts();
     const create = (id: string, clips: unknown[], job_type = 'clips_vertical', who: Partial<Creds> = c) =>
-      createBundleCall(ctx, { ...c, ...who }, id, { job_type, clips } as never, ['clips_vertical']);
+      createBundleCall(ctx, { ...c, ...who }, id, { job_type, clips } as never, 'rest');
 
     await expect(create(parent, [{ candidate_id: 'c1' }, { candidate_id: 'c9' }])).rejects.toMatchObject({
       code: 'invalid_request',
@@ -212,7 +212,7 @@ describe('clip bundles, billing on (card through the processor fake, PGlite)', (
           { start: 300, end: 330, title: 'The ending' },
         ],
       },
-      ['clips_vertical'],
+      'rest',
     );
     expect(b).toMatchObject({
       job_type: 'clips_vertical',
@@ -307,7 +307,7 @@ describe('clip bundles, billing on (card through the processor fake, PGlite)', (
     await addAgent(ctx, 'cutter', ['cut']);
     const c = await credsOf(ctx);
     const parent = await findClipsParent(ctx, c);
-    const { value: b } = await createBundleCall(ctx, c, parent, { job_type: 'clips_horizontal', clips: [{ candidate_id: 'c2' }, { start: 0, end: 5 }] });
+    const { value: b } = await createBundleCall(ctx, c, parent, { job_type: 'clips_horizontal', clips: [{ candidate_id: 'c2' }, { start: 0, end: 5 }] }, 'mcp');
     expect(b).toMatchObject({ job_type: 'clips_horizontal', price_cents: 100, quantity: 2 });
     const [k1, k2] = b.children.map((x) => x.job_id) as [string, string];
     expect(await jobRow(ctx, k1)).toMatchObject({
@@ -370,9 +370,13 @@ describe('clip bundles, billing off', () => {
   it('creates the bundle prepaid and starts every child at once, with no checkout', async () => {
     const c = await credsOf(ctx);
     const parent = await findClipsParent(ctx, c);
-    const { value: b } = await createBundleCall(ctx, c, parent, { job_type: 'clips_vertical', clips: [{ candidate_id: 'c1' }, { candidate_id: 'c2' }] }, [
-      'clips_vertical',
-    ]);
+    const { value: b } = await createBundleCall(
+      ctx,
+      c,
+      parent,
+      { job_type: 'clips_vertical', clips: [{ candidate_id: 'c1' }, { candidate_id: 'c2' }] },
+      'rest',
+    );
     expect(b).toMatchObject({ payment_status: 'paid', price_cents: 100, quantity: 2 });
     expect(b).not.toHaveProperty('checkout_url');
     expect(await jobRow(ctx, b.job_id)).toMatchObject({ status: 'analyzing', paymentStatus: 'paid', amountPaidCents: 0 });

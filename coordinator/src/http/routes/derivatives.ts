@@ -42,7 +42,7 @@ export const derivativeRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app,
       },
     },
     async (req, reply) => {
-      const served = await createBundleCall(ctx, credentialsOf(ctx, req), req.params.parent_job_id, req.body, ['clips_vertical']);
+      const served = await createBundleCall(ctx, credentialsOf(ctx, req), req.params.parent_job_id, req.body, 'rest');
       return reply.status(201).send(sendServed(reply, served));
     },
   );

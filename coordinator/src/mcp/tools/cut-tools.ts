@@ -75,14 +75,7 @@ async function bundleOf(call: ToolCall, type: BundleJobType, parentId: string, c
   if (paid) return payBundleStep(call, paid);
   requireSession(call, type);
   // MCP sells both bundle types, on both rails (the chain USDC per-clip rate is offered only here).
-  const created = await createBundleCall(
-    call.ctx,
-    { ...call.creds, authorization: undefined },
-    parentId,
-    { job_type: type, clips },
-    ['clips_vertical', 'clips_horizontal'],
-    false,
-  );
+  const created = await createBundleCall(call.ctx, { ...call.creds, authorization: undefined }, parentId, { job_type: type, clips }, 'mcp');
   return payBundleStep(call, created.value.job_id, created.value);
 }
 

@@ -6,13 +6,14 @@ import {
   checkoutOfferCall,
   completeUploadCall,
   createJobCall,
-  createOfferingCheckout,
   type Credentials,
+  type OpenedUploadJob,
+  openUploadJobCall,
   type Served,
   uploadUrlCall,
 } from '../../service/index.ts';
 import { type PaymentContext, paymentErrorToMcp } from '../payment.ts';
-import { ensureSession, paidJobOf, type ToolCall } from '../tool-call.ts';
+import { paidJobOf, type ToolCall } from '../tool-call.ts';
 import { NEXT, type ToolResult } from './tool-result.ts';
 
 /** The tool's arguments as the create request (session_token is the transport's, not the job's). */
@@ -86,34 +87,30 @@ export type CreateUploadJob = (creds: Credentials) => Promise<Served<CreateJobRe
 
 /**
  * An upload job (transcribe, summarize, find_clips, the agent products): create it, pay it,
- * answer its upload URL. A caller with a session gets the job created pending and the -32042 of
- * its payment; the paid retry (credential in _meta, its challenge naming the job) continues with
- * that job. A caller without one, billing on: paid creation, as REST's POST /jobs with a
- * credential and no bearer (the challenge is bound to the request, the credential creates the job
- * and a session whose token is in the result). Billing off: a session is created if needed.
+ * answer its upload URL. Who creates it and how it is paid is the service's (openUploadJobCall:
+ * pending under the caller's session, paid creation without one, a session made first when
+ * billing is off); the tool answers the next step, or the -32042 of the payment with what else
+ * the agent needs (a checkout, the session made for it). The paid retry (credential in _meta,
+ * its challenge naming the job) continues with that job.
  */
 export async function uploadCreateTool(call: ToolCall, create: CreateUploadJob): Promise<ToolResult> {
   const paid = paidJobOf(call);
   if (paid) return uploadStep(call, paid);
-  if (!call.creds.bearer && call.ctx.billing.enabled) {
-    let created: Served<CreateJobResponse>;
-    try {
-      created = await createOfferingCheckout(call.ctx, call.creds, create);
-    } catch (err) {
-      // Paid creation's -32042: its challenges, and (card rail) the hosted checkout of a job
-      // owned by a session created for this caller, whose token is in data.session_token.
-      throw await mcpPaymentError(call, err, err instanceof PaymentRequiredWithCheckout ? { next: NEXT.payUpload } : {});
-    }
-    const token = created.value.session_token!;
-    const next = await uploadStep(
-      { ...call, creds: { ...call.creds, bearer: token, authorization: undefined }, credential: null },
-      created.value.job_id,
-      created.value,
-    );
-    return { value: { ...next.value, session_id: created.value.session_id, session_token: token }, receipt: created.receipt };
+  let opened: OpenedUploadJob;
+  try {
+    opened = await openUploadJobCall(call.ctx, call.creds, create);
+  } catch (err) {
+    // Paid creation's -32042: its challenges, and (card rail) the hosted checkout of a job
+    // owned by a session created for this caller, whose token is in data.session_token.
+    throw await mcpPaymentError(call, err, err instanceof PaymentRequiredWithCheckout ? { next: NEXT.payUpload } : {});
   }
-  await ensureSession(call);
-  const created = await create({ ...call.creds, authorization: undefined });
+  const { created, creds, newSession } = opened;
+  if (opened.paidAtCreation) {
+    // Paid at creation: the upload URL is asked for with the new session, nothing left to pay.
+    const next = await uploadStep({ ...call, creds, credential: null }, created.value.job_id, created.value);
+    return { value: { ...next.value, session_id: newSession?.session_id, session_token: newSession?.session_token }, receipt: created.receipt };
+  }
+  if (newSession) Object.assign(call, { creds, newSessionToken: newSession.session_token });
   return uploadStep(call, created.value.job_id, created.value);
 }
 
