@@ -1,17 +1,32 @@
 import { z } from 'zod';
 import { JobType } from '@cutroom/shared/job-types';
-import { listActions } from '../operators/audit.ts';
-import { requestRotation, revokeCredentials, setAgentState, setAgentTags } from '../operators/agent-control.ts';
-import { listAgents } from '../operators/agent-state.ts';
-import { clearBlock } from '../operators/blocklist.ts';
-import { listEnrollments, mintEnrollmentToken, revokeEnrollment } from '../operators/enrollment.ts';
-import { cancelJob, retryJob } from '../operators/job-control.ts';
-import { JobFilter, jobSummary, jobTimeline, listJobs } from '../operators/job-queries.ts';
-import { moneySummary, reconcileRefund, resolveRefund } from '../operators/money.ts';
-import { createOperator, listOperators, revokeOperator } from '../operators/operator-auth.ts';
-import { queueView } from '../operators/queue-view.ts';
 import { operatorProcedure as p, router } from './trpc.ts';
 import { watch } from './watch.ts';
+import {
+  cancelJob,
+  clearBlock,
+  createOperator,
+  JobFilter,
+  jobSummary,
+  jobTimeline,
+  listActions,
+  listAgents,
+  listEnrollments,
+  listJobs,
+  listOperators,
+  mintEnrollmentToken,
+  moneySummary,
+  queueView,
+  reconcileRefund,
+  requestRotation,
+  resolveRefund,
+  retryJob,
+  revokeCredentials,
+  revokeEnrollment,
+  revokeOperator,
+  setAgentState,
+  setAgentTags,
+} from '../operators/index.ts';
 
 const AgentId = z.string().min(1).max(128);
 const Tags = z.array(z.string().min(1).max(63)).max(32);

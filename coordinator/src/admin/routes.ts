@@ -6,11 +6,11 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../lib/app-error.ts';
-import { logIn, logOut } from '../operators/operator-auth.ts';
 import { createLoginBackoff } from './login-backoff.ts';
 import { type AdminRouter, adminRouter } from './router.ts';
 import { cookieValue } from '../http/cookies.ts';
 import { ADMIN_COOKIE, type AdminDeps, createAdminContext } from './trpc.ts';
+import { logIn, logOut } from '../operators/index.ts';
 
 /** Where `scripts/build-admin-console.sh` writes the console (index.html + assets/). */
 export const DEFAULT_CONSOLE_DIR = resolve(fileURLToPath(import.meta.url), '../../../../admin-console/dist');

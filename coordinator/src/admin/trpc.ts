@@ -5,8 +5,7 @@ import type { Ctx } from '../context.ts';
 import { bearerToken } from '../http/auth.ts';
 import { cookieValue } from '../http/cookies.ts';
 import { AppError } from '../lib/app-error.ts';
-import type { EnrollTarget } from '../operators/enrollment.ts';
-import { type Operator, operatorBySession, operatorByToken } from '../operators/operator-auth.ts';
+import { type EnrollTarget, type Operator, operatorBySession, operatorByToken } from '../operators/index.ts';
 
 /** The console's log-in cookie (httpOnly, SameSite=Strict, Path=/admin). */
 export const ADMIN_COOKIE = 'cutroom_admin';

@@ -13,6 +13,25 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const PACKAGES = ['coordinator/src', 'render-agent/src', 'shared/src', 'proto/src', 'cli/src'];
 
+/** The coordinator's transports: thin mappings of the facades onto their wire. */
+const TRANSPORT = /^coordinator\/src\/(http|mcp|admin)\//;
+/**
+ * What a transport may import besides itself: the three facades (callers: service/index.ts,
+ * operators: operators/index.ts, agents: agents/index.ts), the process's plumbing (Ctx, config,
+ * version, lib/), the payment protocols' wire codecs (MPP, x402), the documents it serves
+ * (discovery/, metrics/), the HTTP idempotency store, and the job-type definitions it reads its
+ * schemas from.
+ */
+const ALLOWED = [
+  /^coordinator\/src\/(service|operators|agents)\/index\.ts$/,
+  /^coordinator\/src\/(context|config|version)\.ts$/,
+  /^coordinator\/src\/lib\//,
+  /^coordinator\/src\/payments\/(mpp|x402)\//,
+  /^coordinator\/src\/payments\/types\.ts$/,
+  /^coordinator\/src\/(discovery|metrics|idempotency|job-types)\//,
+  /^coordinator\/src\/db\/database\.ts$/,
+];
+
 async function graph() {
   const result = await madge(
     PACKAGES.map((p) => path.join(ROOT, p)),
@@ -42,6 +61,15 @@ describe('import graph', () => {
     const offending = Object.entries(g.obj())
       .filter(([file]) => file.startsWith('coordinator/src/lib/'))
       .flatMap(([file, deps]) => deps.filter((d) => d.startsWith('coordinator/src/') && !d.startsWith('coordinator/src/lib/')).map((d) => `${file} → ${d}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('lets the transports (http/, mcp/, admin/) reach the domain only through the three facades', () => {
+    const offending = Object.entries(g.obj())
+      .filter(([file]) => TRANSPORT.test(file))
+      .flatMap(([file, deps]) =>
+        deps.filter((d) => d.startsWith('coordinator/src/') && !TRANSPORT.test(d) && !ALLOWED.some((a) => a.test(d))).map((d) => `${file} → ${d}`),
+      );
     expect(offending).toEqual([]);
   });
 });

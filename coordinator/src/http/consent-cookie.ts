@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { VideoHostSettings } from '../config.ts';
-import type { BrowserNonces, ConsentBinding } from '../publishing/consent-requests.ts';
+import type { BrowserNonces, ConsentBinding } from '../service/index.ts';
 import { cookieValue } from './cookies.ts';
 
 /**

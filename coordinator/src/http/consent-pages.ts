@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConnectionView } from '../publishing/connections.ts';
+import type { ConnectionView } from '../service/index.ts';
 
 /**
  * The pages of the consent flow, on our own domain: the start page (which session, Continue),

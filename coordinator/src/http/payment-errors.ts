@@ -1,6 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { PaymentRequiredWithCheckout } from '../payments/checkout.ts';
-import { PaymentRequiredError } from '../payments/gate.ts';
+import { PaymentRequiredError, PaymentRequiredWithCheckout } from '../service/index.ts';
 import { formatWwwAuthenticate } from '../payments/mpp/challenge.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemFromError } from '../payments/mpp/problem.ts';
 import { PaymentProblem } from '../payments/types.ts';

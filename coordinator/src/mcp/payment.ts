@@ -1,6 +1,5 @@
 import { Credential as MppxCredential, PaymentRequest } from 'mppx';
-import { PaymentRequiredWithCheckout } from '../payments/checkout.ts';
-import { PaymentRequiredError } from '../payments/gate.ts';
+import { PaymentRequiredError, PaymentRequiredWithCheckout } from '../service/index.ts';
 import { toJsonChallenge } from '../payments/mpp/challenge.ts';
 import { parseCredentialObject, parsePaymentAuthorization } from '../payments/mpp/credential.ts';
 import { problemBody, problemFromError } from '../payments/mpp/problem.ts';

@@ -24,3 +24,11 @@ export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls
 export { createProductCall } from './product-calls.ts';
 export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';
 export { createSessionCall, currentSessionCall } from './session-calls.ts';
+// What the transports need to read the service's answers and errors (classes and types, no calls).
+export { PaymentRequiredWithCheckout } from '../payments/checkout.ts';
+export { PaymentRequiredError } from '../payments/gate.ts';
+export type { BrowserNonces, ConsentBinding } from '../publishing/consent-requests.ts';
+export type { ConnectionView } from '../publishing/connections.ts';
+export { requirePublishing } from '../publishing/publishing-settings.ts';
+export type { Billing } from '../payments/billing.ts';
+export { mppDocument } from '../payments/discovery.ts';

@@ -11,14 +11,21 @@ import {
   StageRequest,
 } from '@cutroom/proto';
 import type { Ctx } from '../../context.ts';
-import { completeAttempt, failAttempt, heartbeat, reportStage } from '../../agents/attempts.ts';
-import { claimJob } from '../../agents/claim.ts';
-import { natsCredential } from '../../agents/nats-credential.ts';
-import { registerAgent } from '../../agents/register.ts';
 import { AppError } from '../../lib/app-error.ts';
-import { type AgentIdentity, authenticateAgent } from '../../agent-identity/agent-auth.ts';
-import { enrollAgent, rotateCredential } from '../../agent-identity/credentials.ts';
 import { bearerToken } from '../auth.ts';
+import {
+  type AgentIdentity,
+  authenticateAgent,
+  claimJob,
+  completeAttempt,
+  enrollAgent,
+  failAttempt,
+  heartbeat,
+  natsCredential,
+  registerAgent,
+  reportStage,
+  rotateCredential,
+} from '../../agents/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ErrorResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
 import { AppError, isAppError } from '../../lib/app-error.ts';
-import { requirePublishing } from '../../publishing/publishing-settings.ts';
+import { requirePublishing } from '../../service/index.ts';
 import { bindConsentRequestCall, finishConnectCall, showConsentRequestCall, showRevokeLinkCall, useRevokeLinkCall } from '../../service/index.ts';
 import { bindingCookie, browserOf, clearedCookie } from '../consent-cookie.ts';
 import { connectedPage, errorPage, revokedPage, revokePage, sendPage, startPage, wantsHtml, type PageOptions } from '../consent-pages.ts';

@@ -11,8 +11,7 @@ import { mcpServerCard } from '../../discovery/mcp-server-card.ts';
 import { offers } from '../../discovery/offers.ts';
 import { pricingExtensionSchema } from '../../discovery/pricing-extension.ts';
 import { PATHS, siteOf } from '../../discovery/site.ts';
-import type { Billing } from '../../payments/billing.ts';
-import { mppDocument } from '../../payments/discovery.ts';
+import { type Billing, mppDocument } from '../../service/index.ts';
 
 export const TRANSCRIPT_V2_SCHEMA_PATH = '/.well-known/cutroom-transcript-v2.schema.json';
 export const SUBJECTS_V1_SCHEMA_PATH = '/.well-known/cutroom-subjects-v1.schema.json';

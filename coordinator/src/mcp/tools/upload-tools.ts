@@ -1,7 +1,5 @@
 import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
 import type { JobType } from '@cutroom/shared/job-types';
-import { PaymentRequiredWithCheckout } from '../../payments/checkout.ts';
-import { PaymentRequiredError } from '../../payments/gate.ts';
 import {
   checkoutOfferCall,
   completeUploadCall,
@@ -9,6 +7,8 @@ import {
   type Credentials,
   type OpenedUploadJob,
   openUploadJobCall,
+  PaymentRequiredError,
+  PaymentRequiredWithCheckout,
   type Served,
   uploadUrlCall,
 } from '../../service/index.ts';
