@@ -9,9 +9,10 @@ import { summarizePipeline } from './summarize.ts';
 import { transcribePipeline } from './transcribe.ts';
 
 /**
- * Every job type this agent runs. Adding one: its pipeline file, one entry here, its tests. The
- * type demands an entry for every proto Assignment variant, and from here follow the kinds the
- * agent announces and pulls (servableKinds) and the dispatch of a claimed assignment (pipelineFor).
+ * Every job type this agent runs. Adding one: its pipeline file (its kind and `writes` typed
+ * against the type's contract, shared/src/contracts/), one entry here, its tests. The type demands
+ * an entry for every proto Assignment variant (one per contract), and from here follow the kinds
+ * the agent announces and pulls (servableKinds) and the dispatch of a claimed assignment (pipelineFor).
  */
 export const PIPELINES: PipelineRegistry = {
   transcribe: transcribePipeline,
