@@ -28,12 +28,8 @@ export type AgentJobType = keyof typeof JOB_CONTRACTS;
 export type JobContractOf<T extends AgentJobType> = (typeof JOB_CONTRACTS)[T];
 /** The output names a type's contract declares. */
 export type OutputNameOf<T extends AgentJobType> = keyof JobContractOf<T>['outputs'] & string;
-/** The output names written only when the assignment names them (OutputSpec.isOptional). */
-export type OptionalOutputNameOf<T extends AgentJobType> = {
-  [N in OutputNameOf<T>]: JobContractOf<T>['outputs'][N] extends { isOptional: true } ? N : never;
-}[OutputNameOf<T>];
 
+/** The agent-run job types, in JOB_CONTRACTS' order (proto's unions keep it). */
 export const AGENT_JOB_TYPES = Object.keys(JOB_CONTRACTS) as AgentJobType[];
-export const isAgentJobType = (type: string): type is AgentJobType => Object.hasOwn(JOB_CONTRACTS, type);
 
 export type { JobContract, OutputSpec };
