@@ -2,9 +2,17 @@ import { z } from 'zod';
 import { FailureDetail } from '@cutroom/shared/failure-details';
 import { AgentFailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
-import { VerticalProfile } from '@cutroom/shared/clips/profiles';
-import { PixelBox, SubjectStrategy } from '@cutroom/shared/clips/subjects-v1';
+import { type AgentJobType, JOB_CONTRACTS } from '@cutroom/shared/contracts/index';
+import { MediaInfo, VideoEncoder } from '@cutroom/shared/contracts/media-facts';
 import { WORK_KINDS } from './subjects.ts';
+import { variantList } from './variant-list.ts';
+
+/** The parts of the variants declared in shared's contracts, re-exported under their wire names. */
+export { CutSegment, ExtractClipParams } from '@cutroom/shared/contracts/extract-clip';
+export { ExtractVerticalClipParams } from '@cutroom/shared/contracts/extract-vertical-clip';
+export { FindClipsParams } from '@cutroom/shared/contracts/find-clips';
+export { LoudnessResult, MediaInfo, RenderedVideo, VideoEncoder } from '@cutroom/shared/contracts/media-facts';
+export { TranscribeParams } from '@cutroom/shared/contracts/transcribe';
 
 /**
  * Coordinator ↔ render-agent messages. Every payload carries `v`; every call an agent makes
@@ -105,126 +113,49 @@ const AssignmentBase = z.object({
   kind: WorkKind,
   /** Renew (heartbeat) at half this. */
   lease_ms: z.number().int().positive(),
-  /** Output name → where to PUT it. The names a job type writes are listed in PROTOCOL.md. */
+  /** Output name → where to PUT it: names from the type's contract (`@cutroom/shared/contracts`). */
   outputs: z.record(z.string(), OutputTarget),
 });
 
-export const TranscribeParams = z.object({
-  /** ISO 639-1 code to force, or null to detect. */
-  language: z.string().nullable(),
-  model: z.string(),
-});
+/**
+ * A job type's Assignment variant, built from its contract (shared/src/contracts/<type>.ts): the
+ * common fields, its `job_type`, its source and its contract's params. What each type writes and
+ * reports is documented on its contract.
+ */
+function assignmentOf<T extends AgentJobType, P extends z.ZodObject>(contract: { type: T; params: P }) {
+  return AssignmentBase.extend({ job_type: z.literal(contract.type), source: SourceRef, params: contract.params });
+}
 
-/** transcribe: outputs `transcript_srt` (SRT) and `transcript_words` (transcript v2 JSON). */
-export const TranscribeAssignment = AssignmentBase.extend({
-  job_type: z.literal('transcribe'),
-  source: SourceRef,
-  params: TranscribeParams,
-});
+/** One Assignment variant per contract (a contract without its line here does not type-check). */
+const ASSIGNMENT_VARIANTS = {
+  transcribe: assignmentOf(JOB_CONTRACTS.transcribe),
+  extract_clip: assignmentOf(JOB_CONTRACTS.extract_clip),
+  extract_vertical_clip: assignmentOf(JOB_CONTRACTS.extract_vertical_clip),
+  find_clips: assignmentOf(JOB_CONTRACTS.find_clips),
+  summarize: assignmentOf(JOB_CONTRACTS.summarize),
+  edit_from_transcript: assignmentOf(JOB_CONTRACTS.edit_from_transcript),
+} satisfies { readonly [T in AgentJobType]: z.ZodObject<{ job_type: z.ZodLiteral<T> } & z.ZodRawShape> };
+
+/** The variants the agent's pipelines name. */
+export const TranscribeAssignment = ASSIGNMENT_VARIANTS.transcribe;
 export type TranscribeAssignment = z.infer<typeof TranscribeAssignment>;
-
-export const FindClipsParams = TranscribeParams.extend({
-  /** 1-500 characters: query mode (the moments that match it); null: the best moments. */
-  query: z.string().min(1).max(500).nullable(),
-});
-
-/**
- * find_clips: an upload → transcript (like transcribe) → clip candidates. Outputs
- * `transcript_srt`, `transcript_words` and `clips` (clips v1 JSON, `@cutroom/shared/clips/clips-v1`).
- * Stages: extracting_audio (claimed) → transcribing (reported with the probe) → analyzing (reported).
- */
-export const FindClipsAssignment = AssignmentBase.extend({
-  job_type: z.literal('find_clips'),
-  source: SourceRef,
-  params: FindClipsParams,
-});
+export const FindClipsAssignment = ASSIGNMENT_VARIANTS.find_clips;
 export type FindClipsAssignment = z.infer<typeof FindClipsAssignment>;
-
-/**
- * summarize: an upload → transcript (like transcribe) → a summary. Outputs `transcript_srt`,
- * `transcript_words` and `summary` (summary v1 JSON, `@cutroom/shared/summary/summary-v1`).
- * Stages: extracting_audio (claimed) → transcribing (reported with the probe) → analyzing (reported).
- */
-export const SummarizeAssignment = AssignmentBase.extend({
-  job_type: z.literal('summarize'),
-  source: SourceRef,
-  params: TranscribeParams,
-});
+export const SummarizeAssignment = ASSIGNMENT_VARIANTS.summarize;
 export type SummarizeAssignment = z.infer<typeof SummarizeAssignment>;
-
-/** One cut, in source seconds: first frame = the frame at `start`, last = the one before `end`. */
-export const CutSegment = z.object({ start: z.number().nonnegative(), end: z.number().positive(), label: z.string().nullable() });
-export type CutSegment = z.infer<typeof CutSegment>;
-
-export const ExtractClipParams = z.object({
-  segments: z.array(CutSegment).min(1),
-  /**
-   * Presigned GET of the parent's transcript v2 (words) when the caller asked for the re-timed
-   * transcript (include_transcript), else null: then only `clip` is in `outputs`.
-   */
-  parent_words_url: z.url().nullable(),
-});
-
-/**
- * extract_clip: the parent's stored source (a presigned GET) cut into one mp4. Outputs `clip`
- * (video/mp4), and with a transcript `transcript_srt` and `transcript_words` re-timed to the cut.
- */
-export const ExtractClipAssignment = AssignmentBase.extend({
-  job_type: z.literal('extract_clip'),
-  source: SourceRef,
-  params: ExtractClipParams,
-});
+export const ExtractClipAssignment = ASSIGNMENT_VARIANTS.extract_clip;
 export type ExtractClipAssignment = z.infer<typeof ExtractClipAssignment>;
-
-/**
- * edit_from_transcript: the cut list the coordinator built from the caller's edit (up to 300
- * segments, in the edited order), rendered exactly as extract_clip renders its segments. Outputs
- * `clip` (video/mp4), `transcript_srt` and `transcript_words` re-timed to the edit
- * (`parent_words_url` is always set).
- */
-export const EditFromTranscriptAssignment = AssignmentBase.extend({
-  job_type: z.literal('edit_from_transcript'),
-  source: SourceRef,
-  params: ExtractClipParams.extend({ parent_words_url: z.url() }),
-});
+export const EditFromTranscriptAssignment = ASSIGNMENT_VARIANTS.edit_from_transcript;
 export type EditFromTranscriptAssignment = z.infer<typeof EditFromTranscriptAssignment>;
-
-export const ExtractVerticalClipParams = z.object({
-  start: z.number().nonnegative(),
-  end: z.number().positive(),
-  profile: VerticalProfile,
-  subject: SubjectStrategy,
-  subject_id: z.string().max(64).nullable(),
-  /** Source pixels; required for `manual`. */
-  subject_box: PixelBox.nullable(),
-  /** Source-time second at which subject_box frames the subject (README: t_ref); null = `start`. */
-  t_ref: z.number().nonnegative().nullable(),
-  /** Output pixels to move the subject right of the crop's center (README: subject_x_offset); 0 = centered. */
-  subject_x_offset: z.number().nonnegative(),
-});
-export type ExtractVerticalClipParams = z.infer<typeof ExtractVerticalClipParams>;
-
-/** extract_vertical_clip: outputs `clip` (9:16 video/mp4) and `subjects` (subjects v1 JSON). */
-export const ExtractVerticalClipAssignment = AssignmentBase.extend({
-  job_type: z.literal('extract_vertical_clip'),
-  source: SourceRef,
-  params: ExtractVerticalClipParams,
-});
+export const ExtractVerticalClipAssignment = ASSIGNMENT_VARIANTS.extract_vertical_clip;
 export type ExtractVerticalClipAssignment = z.infer<typeof ExtractVerticalClipAssignment>;
 
 /**
- * What a claim hands an agent: one variant per job type, discriminated by `job_type`. A new job
- * type adds a variant here (and a pipeline on the agent). Agents pull only the work kinds their
- * pipelines serve; one that still cannot read an assignment drops it, and the lease brings the job back.
+ * What a claim hands an agent: one variant per job type contract, discriminated by `job_type`.
+ * Agents pull only the work kinds their pipelines serve; one that still cannot read an assignment
+ * drops it, and the lease brings the job back.
  */
-export const Assignment = z.discriminatedUnion('job_type', [
-  TranscribeAssignment,
-  ExtractClipAssignment,
-  ExtractVerticalClipAssignment,
-  FindClipsAssignment,
-  SummarizeAssignment,
-  EditFromTranscriptAssignment,
-]);
+export const Assignment = z.discriminatedUnion('job_type', variantList(ASSIGNMENT_VARIANTS));
 export type Assignment = z.infer<typeof Assignment>;
 
 export const ClaimResponse = z.discriminatedUnion('claimed', [
@@ -265,14 +196,6 @@ export const ProgressEvent = Fence.extend({
 });
 export type ProgressEvent = z.infer<typeof ProgressEvent>;
 
-export const MediaInfo = z.object({
-  duration_seconds: z.number().nonnegative(),
-  has_video: z.boolean(),
-  has_audio: z.boolean(),
-  format_name: z.string(),
-});
-export type MediaInfo = z.infer<typeof MediaInfo>;
-
 /**
  * A stage change. `media` (the probe) comes with `transcribing`: the coordinator checks it
  * against what the caller declared and paid for (a video uploaded as audio is refused).
@@ -282,10 +205,6 @@ export type StageRequest = z.infer<typeof StageRequest>;
 
 /** Output names from the assignment that were written, with their byte sizes. */
 export const WrittenOutputs = z.array(z.object({ name: z.string(), bytes: z.number().int().nonnegative() }));
-
-/** The encoder that wrote a cut's video: the job records which one ran. */
-export const VideoEncoder = z.enum(['libx264', 'h264_nvenc']);
-export type VideoEncoder = z.infer<typeof VideoEncoder>;
 
 /** The Whisper pass of an attempt (transcribe, find_clips, summarize), as the agent timed it. */
 export const TranscriptionStats = z.object({
@@ -322,74 +241,36 @@ export type AttemptStats = z.infer<typeof AttemptStats>;
 /** Fields every CompleteRequest variant carries besides its own: the fence and the optional stats. */
 const CompleteBase = Fence.extend({ stats: AttemptStats.optional().catch(undefined) });
 
-export const TranscribeComplete = CompleteBase.extend({
-  job_type: z.literal('transcribe'),
-  media: MediaInfo,
-  language: z.string(),
-  outputs: WrittenOutputs,
-});
+/**
+ * A job type's CompleteRequest variant, built from its contract: the fence and stats, its
+ * `job_type`, the fields its contract's completion names, and the outputs written.
+ */
+function completeOf<T extends AgentJobType, S extends z.ZodRawShape>(contract: { type: T; completion: S }) {
+  // Extended in steps (not spread into one shape): the fields keep the wire's order.
+  return CompleteBase.extend({ job_type: z.literal(contract.type) })
+    .extend(contract.completion)
+    .extend({ outputs: WrittenOutputs });
+}
 
-export const FindClipsComplete = CompleteBase.extend({
-  job_type: z.literal('find_clips'),
-  media: MediaInfo,
-  language: z.string(),
-  /** How many candidates the clips document holds (it may be 0, with a note saying why). */
-  candidates: z.number().int().nonnegative(),
-  outputs: WrittenOutputs,
-});
+/** One CompleteRequest variant per contract (a contract without its line here does not type-check). */
+const COMPLETE_VARIANTS = {
+  transcribe: completeOf(JOB_CONTRACTS.transcribe),
+  extract_clip: completeOf(JOB_CONTRACTS.extract_clip),
+  extract_vertical_clip: completeOf(JOB_CONTRACTS.extract_vertical_clip),
+  find_clips: completeOf(JOB_CONTRACTS.find_clips),
+  summarize: completeOf(JOB_CONTRACTS.summarize),
+  edit_from_transcript: completeOf(JOB_CONTRACTS.edit_from_transcript),
+} satisfies { readonly [T in AgentJobType]: z.ZodObject<{ job_type: z.ZodLiteral<T> } & z.ZodRawShape> };
 
-export const SummarizeComplete = CompleteBase.extend({
-  job_type: z.literal('summarize'),
-  media: MediaInfo,
-  language: z.string(),
-  outputs: WrittenOutputs,
-});
+export const TranscribeComplete = COMPLETE_VARIANTS.transcribe;
+export const FindClipsComplete = COMPLETE_VARIANTS.find_clips;
+export const SummarizeComplete = COMPLETE_VARIANTS.summarize;
+export const ExtractClipComplete = COMPLETE_VARIANTS.extract_clip;
+export const EditFromTranscriptComplete = COMPLETE_VARIANTS.edit_from_transcript;
+export const ExtractVerticalClipComplete = COMPLETE_VARIANTS.extract_vertical_clip;
 
-/** A cut's output as the agent probed it after encoding. */
-export const RenderedVideo = z.object({
-  duration_seconds: z.number().nonnegative(),
-  width: z.number().int().positive(),
-  height: z.number().int().positive(),
-  fps: z.number().positive(),
-  encoder: VideoEncoder,
-});
-export type RenderedVideo = z.infer<typeof RenderedVideo>;
-
-export const ExtractClipComplete = CompleteBase.extend({
-  job_type: z.literal('extract_clip'),
-  /** The parent's source as probed. */
-  media: MediaInfo,
-  video: RenderedVideo,
-  outputs: WrittenOutputs,
-});
-
-export const EditFromTranscriptComplete = ExtractClipComplete.extend({ job_type: z.literal('edit_from_transcript') });
-
-/** Loudness of the delivered audio, measured (ebur128) after normalization. */
-export const LoudnessResult = z.object({
-  input_integrated_lufs: z.number(),
-  output_integrated_lufs: z.number(),
-  output_true_peak_dbtp: z.number(),
-});
-
-export const ExtractVerticalClipComplete = CompleteBase.extend({
-  job_type: z.literal('extract_vertical_clip'),
-  media: MediaInfo,
-  video: RenderedVideo,
-  /** Null when the source has no audio track (the clip is silent then). */
-  loudness: LoudnessResult.nullable(),
-  outputs: WrittenOutputs,
-});
-
-/** A finished attempt: one variant per job type, like Assignment. */
-export const CompleteRequest = z.discriminatedUnion('job_type', [
-  TranscribeComplete,
-  ExtractClipComplete,
-  ExtractVerticalClipComplete,
-  FindClipsComplete,
-  SummarizeComplete,
-  EditFromTranscriptComplete,
-]);
+/** A finished attempt: one variant per job type contract, like Assignment. */
+export const CompleteRequest = z.discriminatedUnion('job_type', variantList(COMPLETE_VARIANTS));
 export type CompleteRequest = z.infer<typeof CompleteRequest>;
 
 /** Failure classes an agent may report (shared/src/failures.ts decides retry, refund and message). */

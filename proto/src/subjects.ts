@@ -1,3 +1,5 @@
+import { WORK_KINDS, type WorkKindName } from '@cutroom/shared/contracts/work-kinds';
+
 /**
  * NATS names, versioned in the subject so a v2 agent and a v1 agent never read each other's
  * messages. JetStream carries wake-ups only: Postgres decides who runs what.
@@ -9,14 +11,10 @@ export const WORK_STREAM = 'CUTROOM_WORK_V1';
 export const WORK_SUBJECT_PREFIX = 'cutroom.work.v1';
 
 /**
- * Kinds of work an agent can announce it serves; one JetStream consumer per kind, each with a
- * single filter subject (nats-server 2.9 refuses several filters on one consumer).
- * `cut`: extract_clip and extract_vertical_clip (ffmpeg with an H.264 encoder, the face detector).
- * `understand`: find_clips (Whisper, then the sentence-embedding model and, where configured, a text model).
- * Only ever add members.
+ * Kinds of work an agent can announce it serves, one JetStream consumer per kind: declared in
+ * shared (each job type's contract names its kind), re-exported here with the subjects they name.
  */
-export const WORK_KINDS = ['transcribe', 'cut', 'understand'] as const;
-type WorkKindName = (typeof WORK_KINDS)[number];
+export { WORK_KINDS };
 
 export const workSubject = (kind: WorkKindName): string => `${WORK_SUBJECT_PREFIX}.${kind}`;
 export const workConsumerName = (kind: WorkKindName): string => `work-${kind}-v1`;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Assignment, CompleteRequest, MediaInfo, SourceRef, WorkKind } from '@cutroom/proto';
 import type { CreateJobRequest } from '@cutroom/shared/api';
 import type { FailureCode } from '@cutroom/shared/failures';
+import type { AgentJobType, JobContractOf, OutputNameOf } from '@cutroom/shared/contracts/index';
 import type { ActiveStatus, JobType, JobTypeFacts, Price } from '@cutroom/shared/job-types';
 import type { MediaKind } from '@cutroom/shared/media-types';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
@@ -29,14 +30,25 @@ export interface OutputFile {
   when?: (job: JobRow) => boolean;
 }
 
-/** How written files become the job's outputs (spec JobOutput): one row per role. */
-export interface OutputRole {
+/** How written files become the job's outputs (spec JobOutput): one row per role. `N`: the type's output names. */
+export interface OutputRole<N extends string = string> {
   role: string;
   /** The file the role's download_url serves. */
-  file: string;
+  file: N;
   /** Other files of the role, by meta key (e.g. the words JSON beside the SRT). */
-  meta?: Record<string, string>;
+  meta?: Record<string, N>;
 }
+
+/**
+ * What an agent-run type's definition takes from its contract (shared/src/contracts/): its work
+ * kind, and files and roles under its contract's output names only. The registry's widened view
+ * (`JobTypeDefinition` of any type) reads them as plain strings.
+ */
+type ContractWorkKind<T extends JobType> = [T] extends [AgentJobType] ? JobContractOf<T & AgentJobType>['workKind'] : WorkKind;
+type ContractFiles<T extends JobType> = [T] extends [AgentJobType]
+  ? { readonly [N in OutputNameOf<T & AgentJobType>]: OutputFile }
+  : Readonly<Record<string, OutputFile>>;
+type ContractRole<T extends JobType> = [T] extends [AgentJobType] ? OutputRole<OutputNameOf<T & AgentJobType>> : OutputRole;
 
 /** The parent of a derivative as prepare() sees it: the row, its probe, and the output roles it still has. */
 export interface ParentView {
@@ -70,7 +82,8 @@ export interface AssignmentBase {
 /**
  * Everything about one job type that the coordinator needs, in one place. REST, MCP, tRPC, the
  * claim, the sweeper and completion all read it; adding a job type means writing one of these
- * (plus its agent pipeline and its proto variant). See ARCHITECTURE.md, "Adding a job type".
+ * on top of its contract (shared/src/contracts/), plus its agent pipeline. See ARCHITECTURE.md,
+ * "Adding a job type".
  */
 export interface JobTypeDefinition<T extends JobType = JobType> {
   type: T;
@@ -95,15 +108,16 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
   needsParentTranscript?: boolean;
   /** Said instead of the generic "does not apply" when a caller sends one of these fields (what to send instead). */
   fieldHints?: Readonly<Record<string, string>>;
-  /** The JetStream work kind whose consumers serve it. */
-  workKind: WorkKind;
-  /** Agent capabilities the work needs; an agent announces the kind only when it has them all. */
-  capabilities: readonly string[];
+  /**
+   * The JetStream work kind whose consumers serve it: its contract's (which kinds an agent
+   * announces is the agent's to decide, from what its pipelines need: render-agent/src/pipelines/registry.ts).
+   */
+  workKind: ContractWorkKind<T>;
   /** The spec statuses it moves through while an agent works on it; stages[0] is where it queues. */
   stages: readonly [ActiveStatus, ...ActiveStatus[]];
-  /** Files an attempt writes, by name (proto/PROTOCOL.md lists them per job type). */
-  files: Readonly<Record<string, OutputFile>>;
-  roles: readonly OutputRole[];
+  /** Files an attempt writes, by name: its contract's outputs (`outputFiles()`, ./contract-files.ts), each optional one with its `when`. */
+  files: ContractFiles<T>;
+  roles: readonly ContractRole<T>[];
   /** The type's assignment variant, from the shared parts and the stored job. */
   buildAssignment(base: AssignmentBase, job: JobRow, inputs: AssignmentInputs, config: CoordinatorConfig): Extract<Assignment, { job_type: T }>;
   /**

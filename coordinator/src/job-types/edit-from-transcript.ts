@@ -1,4 +1,5 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
+import { editFromTranscriptContract } from '@cutroom/shared/contracts/edit-from-transcript';
 import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import { editCuts } from '@cutroom/shared/transcript/edit-cuts';
@@ -7,7 +8,8 @@ import { AppError } from '../lib/app-error.ts';
 import { parentTranscriptGone } from '../jobs/parent-source.ts';
 import { clipFilename, requireParent, requireVideoParent } from './cut-common.ts';
 import type { JobTypeDefinition } from './definition.ts';
-import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { outputFiles } from './contract-files.ts';
+import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 
 const EditFromTranscriptRequest = CreateJobRequest.pick({ source_job_id: true, edit: true, title: true, thread_id: true });
 
@@ -66,10 +68,9 @@ export const editFromTranscript: JobTypeDefinition<'edit_from_transcript'> = {
       },
     };
   },
-  workKind: 'cut',
-  capabilities: ['ffmpeg', 'h264'],
+  workKind: editFromTranscriptContract.workKind,
   stages: ['analyzing'],
-  files: { clip: { contentType: 'video/mp4' }, ...TRANSCRIPT_FILES },
+  files: outputFiles(editFromTranscriptContract),
   roles: [{ role: 'clip', file: 'clip' }, TRANSCRIPT_ROLE],
   buildAssignment(base, job, { source, parentWordsUrl }) {
     // /process refuses a parent without its transcript; only a DELETE of it after payment lands here.

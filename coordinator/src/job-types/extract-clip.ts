@@ -1,11 +1,12 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
+import { extractClipContract } from '@cutroom/shared/contracts/extract-clip';
 import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
-import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { AppError } from '../lib/app-error.ts';
 import { clipFilename, requireInsideMedia, requireParent, requireVideoParent, secs } from './cut-common.ts';
 import type { JobTypeDefinition } from './definition.ts';
-import { TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { outputFiles } from './contract-files.ts';
+import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 
 const ExtractClipRequest = CreateJobRequest.pick({ source_job_id: true, segments: true, include_transcript: true, title: true, thread_id: true });
 
@@ -64,14 +65,13 @@ export const extractClip: JobTypeDefinition<'extract_clip'> = {
       },
     };
   },
-  workKind: 'cut',
-  capabilities: ['ffmpeg', 'h264'],
+  workKind: extractClipContract.workKind,
   stages: ['analyzing'],
-  files: {
-    clip: { contentType: 'video/mp4' },
-    transcript_srt: { contentType: 'application/x-subrip', when: (job) => wantsTranscript(job.params) },
-    transcript_words: { contentType: 'application/json', schema: TranscriptV2, when: (job) => wantsTranscript(job.params) },
-  },
+  // The re-timed transcript is written when the caller asked for it (include_transcript, default true).
+  files: outputFiles(extractClipContract, {
+    transcript_srt: (job) => wantsTranscript(job.params),
+    transcript_words: (job) => wantsTranscript(job.params),
+  }),
   roles: [{ role: 'clip', file: 'clip' }, TRANSCRIPT_ROLE],
   buildAssignment(base, job, { source, parentWordsUrl }) {
     const segments = job.params['segments'] as { start: number; end: number; label: string | null }[];

@@ -1,9 +1,10 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
 import { DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
-import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
+import { extractVerticalClipContract } from '@cutroom/shared/contracts/extract-vertical-clip';
 import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import type { ExtractVerticalClipParams } from '@cutroom/proto';
 import { AppError } from '../lib/app-error.ts';
+import { outputFiles } from './contract-files.ts';
 import { clipFilename, requireInsideMedia, requireParent, requireVideoParent, secs } from './cut-common.ts';
 import type { JobTypeDefinition } from './definition.ts';
 
@@ -100,13 +101,9 @@ export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
       params,
     };
   },
-  workKind: 'cut',
-  capabilities: ['ffmpeg', 'h264'],
+  workKind: extractVerticalClipContract.workKind,
   stages: ['analyzing'],
-  files: {
-    clip: { contentType: 'video/mp4' },
-    subjects: { contentType: 'application/json', schema: SubjectsV1 },
-  },
+  files: outputFiles(extractVerticalClipContract),
   roles: [
     { role: 'clip', file: 'clip' },
     { role: 'subjects', file: 'subjects' },

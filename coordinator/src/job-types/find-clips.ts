@@ -1,9 +1,10 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
-import { ClipsV1 } from '@cutroom/shared/clips/clips-v1';
+import { findClipsContract } from '@cutroom/shared/contracts/find-clips';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
 import type { JobTypeDefinition } from './definition.ts';
-import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { outputFiles } from './contract-files.ts';
+import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 
 const FindClipsRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, query: true, thread_id: true, title: true });
@@ -30,10 +31,9 @@ export const findClipsJob: JobTypeDefinition<'find_clips'> = {
       throw new AppError('invalid_request', 'query is blank: send 1-500 characters, or leave it out for the best moments');
     return { ...prepared, params: { ...prepared.params, query } };
   },
-  workKind: 'understand',
-  capabilities: ['ffmpeg', 'whisper', 'embeddings'],
+  workKind: findClipsContract.workKind,
   stages: ['extracting_audio', 'transcribing', 'analyzing'],
-  files: { ...TRANSCRIPT_FILES, clips: { contentType: 'application/json', schema: ClipsV1 } },
+  files: outputFiles(findClipsContract),
   roles: [TRANSCRIPT_ROLE, { role: 'clips', file: 'clips' }],
   buildAssignment(base, job, { source }, config) {
     const query = typeof job.params['query'] === 'string' ? job.params['query'] : null;

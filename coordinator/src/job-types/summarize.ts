@@ -1,8 +1,9 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
+import { summarizeContract } from '@cutroom/shared/contracts/summarize';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
-import { SummaryV1 } from '@cutroom/shared/summary/summary-v1';
 import type { JobTypeDefinition } from './definition.ts';
-import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { outputFiles } from './contract-files.ts';
+import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 import { transcribe } from './transcribe.ts';
 
@@ -23,10 +24,9 @@ export const summarizeJob: JobTypeDefinition<'summarize'> = {
     source_job_id: 'summarize takes an upload (filename, content_type); to cut from an existing job use extract_clip or extract_vertical_clip',
   },
   prepare: (req) => prepareUpload('summarize', req, {}),
-  workKind: 'understand',
-  capabilities: ['ffmpeg', 'whisper', 'embeddings'],
+  workKind: summarizeContract.workKind,
   stages: ['extracting_audio', 'transcribing', 'analyzing'],
-  files: { ...TRANSCRIPT_FILES, summary: { contentType: 'application/json', schema: SummaryV1 } },
+  files: outputFiles(summarizeContract),
   roles: [TRANSCRIPT_ROLE, { role: 'summary', file: 'summary' }],
   buildAssignment(base, job, { source }, config) {
     return { ...base, job_type: 'summarize', source, params: { language: languageOf(job), model: config.WHISPER_MODEL } };

@@ -1,7 +1,9 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
+import { transcribeContract } from '@cutroom/shared/contracts/transcribe';
 import { JOB_TYPES } from '@cutroom/shared/job-types';
 import type { JobTypeDefinition } from './definition.ts';
-import { TRANSCRIPT_FILES, TRANSCRIPT_ROLE } from './transcript-files.ts';
+import { outputFiles } from './contract-files.ts';
+import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 
 /** Fields a transcribe request takes besides job_type. */
@@ -16,10 +18,9 @@ export const transcribe: JobTypeDefinition<'transcribe'> = {
   facts: JOB_TYPES.transcribe,
   request: TranscribeRequest,
   prepare: (req) => prepareUpload('transcribe', req, {}),
-  workKind: 'transcribe',
-  capabilities: ['ffmpeg', 'whisper'],
+  workKind: transcribeContract.workKind,
   stages: ['extracting_audio', 'transcribing'],
-  files: TRANSCRIPT_FILES,
+  files: outputFiles(transcribeContract),
   roles: [TRANSCRIPT_ROLE],
   buildAssignment(base, job, { source }, config) {
     return { ...base, job_type: 'transcribe', source, params: { language: languageOf(job), model: config.WHISPER_MODEL } };

@@ -10,7 +10,8 @@ import { h264EncoderAvailable } from '../capabilities/requirements.ts';
 import { loadAgentConfig } from '../config.ts';
 import { SEGMENTS_PER_PASS } from '../executors/cut.ts';
 import { type BlobServer, createPipelineContext, cutAssignmentFields, startBlobServer } from '../testing/pipeline-harness.ts';
-import { editFromTranscriptPipeline, extractClipPipeline, snapInside } from './extract-clip.ts';
+import { editFromTranscriptPipeline } from './edit-from-transcript.ts';
+import { extractClipPipeline, snapInside } from './extract-clip.ts';
 import type { PipelineContext } from './pipeline.ts';
 
 // The whole attempt on real ffmpeg with a small source; presigned URLs are a local HTTP server and

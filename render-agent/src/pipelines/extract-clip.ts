@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CompleteRequest, CutSegment, EditFromTranscriptAssignment, ExtractClipAssignment, MediaInfo } from '@cutroom/proto';
+import { extractClipContract } from '@cutroom/shared/contracts/extract-clip';
 import { retimeTranscript } from '@cutroom/shared/transcript/retime';
 import { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
@@ -12,10 +13,18 @@ import { probeVideo, type VideoStreamInfo } from '../executors/video-probe.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { elapsedSeconds } from './attempt-stats.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
-import { downloadSource, type OutputSource, redactUrl, uploadOutputs } from './http-transfer.ts';
+import { downloadSource, redactUrl, uploadOutputs } from './http-transfer.ts';
+import { type OutputSources, type OutputWrites, refuseUnknownOutputs } from './output-writes.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
 import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
-import { buildTranscriptOutputs } from './transcript-outputs.ts';
+import { buildTranscriptOutputs, TRANSCRIPT_WRITES } from './transcript-outputs.ts';
+
+/**
+ * Both cut-and-join types (extract_clip here, edit_from_transcript in ./edit-from-transcript.ts)
+ * write the clip (streamed from disk) and, when asked, the re-timed transcript files.
+ */
+export const CUT_AND_JOIN_WRITES = { clip: 'file', ...TRANSCRIPT_WRITES } as const satisfies OutputWrites<'extract_clip'> &
+  OutputWrites<'edit_from_transcript'>;
 
 /**
  * extract_clip: the parent's stored source → probe → one ffmpeg run that cuts every segment on
@@ -25,30 +34,17 @@ import { buildTranscriptOutputs } from './transcript-outputs.ts';
  * stage is reported; the encode's progress goes out as `analyzing`.
  */
 export const extractClipPipeline: Pipeline<'extract_clip'> = {
-  kind: 'cut',
+  kind: extractClipContract.workKind,
+  writes: CUT_AND_JOIN_WRITES,
   missing: unmet(ffmpegRuns, h264EncoderAvailable),
-  run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractClipInto(dir, a, signal, ctx)),
-};
-
-/**
- * edit_from_transcript: the same cut, of the segments the coordinator built from the caller's
- * edit (up to 300, in the edited order), always with the transcript re-timed. One pipeline for
- * both, so an edit renders exactly as the same segments sent to extract_clip would.
- */
-export const editFromTranscriptPipeline: Pipeline<'edit_from_transcript'> = {
-  kind: 'cut',
-  missing: unmet(ffmpegRuns, h264EncoderAvailable),
-  run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractClipInto(dir, a, signal, ctx)),
+  run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => cutAndJoinInto(dir, a, signal, ctx)),
 };
 
 /** The assignments the cut-and-join pipeline renders: their params are the same segments and parent transcript. */
 type CutAssignment = ExtractClipAssignment | EditFromTranscriptAssignment;
 
-const OUTPUT_NAMES = ['clip', 'transcript_srt', 'transcript_words'] as const;
-type OutputName = (typeof OUTPUT_NAMES)[number];
-const isOutputName = (name: string): name is OutputName => (OUTPUT_NAMES as readonly string[]).includes(name);
-
-async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
+/** The cut-and-join attempt of extract_clip and edit_from_transcript, in `dir`: the complete request of its assignment's type. */
+export async function cutAndJoinInto(dir: string, a: CutAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const { config, progress, logger: log, clock } = ctx;
   const source = path.join(dir, 'source');
   const output = path.join(dir, 'clip.mp4');
@@ -58,10 +54,8 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
   const within = <T>(stage: LimitedStage, mediaSeconds: number, run: (s: AbortSignal) => Promise<T>) =>
     runWithinLimit({ stage, limitMs: stageLimitMs(stage, mediaSeconds, config.stageTimeouts), signal, clock }, run);
 
-  // Refused before any work: an output this agent cannot write would only fail after the encode.
+  refuseUnknownOutputs(a.outputs, CUT_AND_JOIN_WRITES);
   const names = Object.keys(a.outputs);
-  const unknown = names.find((name) => !isOutputName(name));
-  if (unknown !== undefined) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${unknown}`);
   const wordsUrl = a.params.parent_words_url;
   if (wordsUrl === null && names.some((n) => n !== 'clip')) {
     throw new PipelineError('internal', 'the assignment asks for a transcript but gives no parent transcript to re-time');
@@ -109,7 +103,7 @@ async function extractClipInto(dir: string, a: CutAssignment, signal: AbortSigna
 
   const transcript = parentTranscript === null ? null : buildTranscriptOutputs(retimeTranscript(parentTranscript, segments));
   // The clip streams from disk (a long cut at CRF 18 can be gigabytes); the transcripts are small.
-  const sources: Record<OutputName, () => OutputSource> = {
+  const sources: OutputSources<typeof CUT_AND_JOIN_WRITES> = {
     clip: () => ({ file: output }),
     transcript_srt: () => ({ body: transcript!.transcript_srt }),
     transcript_words: () => ({ body: transcript!.transcript_words }),

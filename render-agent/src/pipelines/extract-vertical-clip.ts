@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CompleteRequest, ExtractVerticalClipAssignment, MediaInfo } from '@cutroom/proto';
+import { extractVerticalClipContract } from '@cutroom/shared/contracts/extract-vertical-clip';
 import { LOUDNESS_TARGET, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
@@ -15,9 +16,13 @@ import { planReframe } from '../reframe/plan.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { elapsedSeconds } from './attempt-stats.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
-import { downloadSource, type OutputSource, uploadOutputs } from './http-transfer.ts';
+import { downloadSource, uploadOutputs } from './http-transfer.ts';
+import { type OutputSources, type OutputWrites, refuseUnknownOutputs } from './output-writes.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
 import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
+
+/** The clip streams from disk; the subjects document is built in memory. */
+const WRITES = { clip: 'file', subjects: 'memory' } as const satisfies OutputWrites<'extract_vertical_clip'>;
 
 /**
  * extract_vertical_clip: the parent's stored source → reframe plan (subjects v1) → loudness
@@ -26,7 +31,8 @@ import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.t
  * stage), so no stage is reported; progress goes out as `analyzing` with a message per step.
  */
 export const extractVerticalClipPipeline: Pipeline<'extract_vertical_clip'> = {
-  kind: 'cut',
+  kind: extractVerticalClipContract.workKind,
+  writes: WRITES,
   missing: unmet(ffmpegRuns, h264EncoderAvailable),
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => extractVerticalClipInto(dir, a, signal, ctx)),
 };
@@ -39,10 +45,6 @@ const STEPS = {
 } as const;
 
 type VerticalClipComplete = Extract<CompleteRequest, { job_type: 'extract_vertical_clip' }>;
-
-const OUTPUT_NAMES = ['clip', 'subjects'] as const;
-type OutputName = (typeof OUTPUT_NAMES)[number];
-const isOutputName = (name: string): name is OutputName => (OUTPUT_NAMES as readonly string[]).includes(name);
 
 async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const { config, progress, logger: log, clock } = ctx;
@@ -61,9 +63,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
     progress.report('analyzing', s.from + s.span * Math.min(1, Math.max(0, f)), s.message);
   };
 
-  // Refused before any work: an output this agent cannot write would only fail after the encode.
-  const unknown = Object.keys(a.outputs).find((name) => !isOutputName(name));
-  if (unknown !== undefined) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${unknown}`);
+  refuseUnknownOutputs(a.outputs, WRITES);
 
   const sourceBytes = await downloadSource(a.source.get_url, source, a.source.size, signal, clock);
   log.info({ bytes: sourceBytes }, 'source downloaded');
@@ -167,7 +167,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   log.info({ duration_seconds: out.durationSeconds, loudness: loudnessResult, encode }, 'vertical clip rendered');
 
   // The clip streams from disk; the subjects document is small.
-  const sources: Record<OutputName, () => OutputSource> = {
+  const sources: OutputSources<typeof WRITES> = {
     clip: () => ({ file: output }),
     subjects: () => ({ body: Buffer.from(`${JSON.stringify(doc)}\n`) }),
   };

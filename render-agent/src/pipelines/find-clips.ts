@@ -1,12 +1,17 @@
 import type { CompleteRequest, FindClipsAssignment } from '@cutroom/proto';
+import { findClipsContract } from '@cutroom/shared/contracts/find-clips';
 import { fasterWhisperRuns, ffmpegRuns, unmet, whisperModelAvailable } from '../capabilities/requirements.ts';
 import { candidateTexts } from '../understanding/candidate-texts.ts';
 import { configuredGenerator } from '../understanding/configured-generator.ts';
 import { findClips } from '../understanding/find-clips.ts';
 import { embeddingModelAvailable } from '../understanding/shared-embedder.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import { jsonBody, type OutputSources, type OutputWrites } from './output-writes.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
+import { TRANSCRIPT_WRITES, transcriptSources } from './transcript-outputs.ts';
 import { transcribeForAnalysis, uploadWithTranscript } from './understand-steps.ts';
+
+const WRITES = { ...TRANSCRIPT_WRITES, clips: 'memory' } as const satisfies OutputWrites<'find_clips'>;
 
 /**
  * find_clips: the upload is transcribed exactly as for transcribe (extracting_audio →
@@ -17,14 +22,15 @@ import { transcribeForAnalysis, uploadWithTranscript } from './understand-steps.
  * `clips` (clips v1 JSON).
  */
 export const findClipsPipeline: Pipeline<'find_clips'> = {
-  kind: 'understand',
+  kind: findClipsContract.workKind,
+  writes: WRITES,
   missing: unmet(ffmpegRuns, fasterWhisperRuns, whisperModelAvailable, embeddingModelAvailable),
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => findClipsInto(dir, a, signal, ctx)),
 };
 
 async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const input = { source: a.source, language: a.params.language, model: a.params.model };
-  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, 'clips', signal, ctx);
+  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, WRITES, signal, ctx);
   ctx.progress.report('analyzing', 0, 'finding the moments');
   const top = ctx.config.llm.candidates;
   const { generator, note } = top > 0 ? await configuredGenerator(ctx.config.llm, ctx.logger) : { generator: null, note: null };
@@ -61,7 +67,8 @@ async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortS
     'clips found',
   );
 
-  const outputs = await uploadWithTranscript(a, transcript, { name: 'clips', json: clips }, signal, ctx);
+  const sources: OutputSources<typeof WRITES> = { ...transcriptSources(transcript), clips: () => jsonBody(clips) };
+  const outputs = await uploadWithTranscript(a, sources, signal, ctx);
   return {
     ...ctx.fence,
     job_type: 'find_clips',

@@ -6,6 +6,7 @@ import type { OutputTarget } from '@cutroom/proto';
 import type { Clock } from '../clock.ts';
 import { PipelineError } from '../errors.ts';
 import { backoffDelayMs } from '../retry.ts';
+import type { OutputSource } from './output-writes.ts';
 
 /** Presigned URLs carry credentials in the query string: never log or report one whole. */
 export function redactUrl(url: string): string {
@@ -120,9 +121,6 @@ async function putWithRetry(name: string, target: OutputTarget, signal: AbortSig
     throw new PipelineError('output_upload_failed', `could not upload ${name} to ${redactUrl(target.put_url)}: ${(err as Error).message}`, { cause: err });
   }
 }
-
-/** An output's bytes: a file in the work folder (streamed from disk) or a small document in memory. */
-export type OutputSource = { file: string } | { body: Buffer };
 
 /**
  * Uploads every output the assignment names, in turn, each from its source (asked for only when

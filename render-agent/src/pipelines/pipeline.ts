@@ -1,4 +1,5 @@
 import type { Assignment, Fence, WorkKind } from '@cutroom/proto';
+import type { JobContractOf } from '@cutroom/shared/contracts/index';
 import type { HostFacts } from '../capabilities/requirements.ts';
 import type { WhisperRuntime } from '../capabilities/whisper-runtime.ts';
 import type { Clock } from '../clock.ts';
@@ -6,6 +7,7 @@ import type { AgentConfig } from '../config.ts';
 import type { CoordinatorClient } from '../coordinator-client.ts';
 import type { Logger } from '../logger.ts';
 import type { ProgressPublisher } from '../progress/progress-publisher.ts';
+import type { OutputWrites } from './output-writes.ts';
 
 /** The job types a claim can hand this agent: one per proto Assignment variant. */
 export type AssignedJobType = Assignment['job_type'];
@@ -43,8 +45,15 @@ export interface PipelineNeeds {
   missing(host: HostFacts, config: AgentConfig): string[];
 }
 
-/** One job type on the agent: where its work comes from, what it needs, and how it runs. */
+/**
+ * One job type on the agent: where its work comes from, what it needs, what it writes and how it
+ * runs. Its kind and its outputs are its contract's (shared/src/contracts/<type>.ts): another kind,
+ * a missing output or an extra one does not type-check.
+ */
 export interface Pipeline<T extends AssignedJobType> extends PipelineNeeds {
+  kind: JobContractOf<T>['workKind'];
+  /** Every output its contract declares, and whether it is streamed from a file or built in memory. */
+  writes: OutputWrites<T>;
   /**
    * Runs one attempt to its terminal report (complete or fail), or stops quietly when `signal`
    * aborts (cancel, stale attempt, shutdown). Resolves with how it ended; never reports twice.

@@ -2,16 +2,18 @@ import type { WorkKind } from '@cutroom/proto';
 import type { HostFacts } from '../capabilities/requirements.ts';
 import type { AgentConfig } from '../config.ts';
 import type { AssignedJobType, Pipeline, PipelineNeeds, PipelineRegistry } from './pipeline.ts';
-import { editFromTranscriptPipeline, extractClipPipeline } from './extract-clip.ts';
+import { editFromTranscriptPipeline } from './edit-from-transcript.ts';
+import { extractClipPipeline } from './extract-clip.ts';
 import { extractVerticalClipPipeline } from './extract-vertical-clip.ts';
 import { findClipsPipeline } from './find-clips.ts';
 import { summarizePipeline } from './summarize.ts';
 import { transcribePipeline } from './transcribe.ts';
 
 /**
- * Every job type this agent runs. Adding one: its pipeline file, one entry here, its tests. The
- * type demands an entry for every proto Assignment variant, and from here follow the kinds the
- * agent announces and pulls (servableKinds) and the dispatch of a claimed assignment (pipelineFor).
+ * Every job type this agent runs. Adding one: its pipeline file (its kind and `writes` typed
+ * against the type's contract, shared/src/contracts/), one entry here, its tests. The type demands
+ * an entry for every proto Assignment variant (one per contract), and from here follow the kinds
+ * the agent announces and pulls (servableKinds) and the dispatch of a claimed assignment (pipelineFor).
  */
 export const PIPELINES: PipelineRegistry = {
   transcribe: transcribePipeline,

@@ -1,11 +1,16 @@
 import type { CompleteRequest, SummarizeAssignment } from '@cutroom/proto';
+import { summarizeContract } from '@cutroom/shared/contracts/summarize';
 import { fasterWhisperRuns, ffmpegRuns, unmet, whisperModelAvailable } from '../capabilities/requirements.ts';
 import { configuredGenerator } from '../understanding/configured-generator.ts';
 import { embeddingModelAvailable } from '../understanding/shared-embedder.ts';
 import { summarize } from '../understanding/summarize.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
+import { jsonBody, type OutputSources, type OutputWrites } from './output-writes.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
+import { TRANSCRIPT_WRITES, transcriptSources } from './transcript-outputs.ts';
 import { transcribeForAnalysis, uploadWithTranscript } from './understand-steps.ts';
+
+const WRITES = { ...TRANSCRIPT_WRITES, summary: 'memory' } as const satisfies OutputWrites<'summarize'>;
 
 /**
  * summarize: the upload is transcribed as for transcribe (extracting_audio → transcribing), then
@@ -16,14 +21,15 @@ import { transcribeForAnalysis, uploadWithTranscript } from './understand-steps.
  * a host without a text model writes extractive summaries.
  */
 export const summarizePipeline: Pipeline<'summarize'> = {
-  kind: 'understand',
+  kind: summarizeContract.workKind,
+  writes: WRITES,
   missing: unmet(ffmpegRuns, fasterWhisperRuns, whisperModelAvailable, embeddingModelAvailable),
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => summarizeInto(dir, a, signal, ctx)),
 };
 
 async function summarizeInto(dir: string, a: SummarizeAssignment, signal: AbortSignal, ctx: PipelineContext): Promise<CompleteRequest> {
   const input = { source: a.source, language: a.params.language, model: a.params.model };
-  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, 'summary', signal, ctx);
+  const { media, transcript, transcription, embedder } = await transcribeForAnalysis(dir, a, input, WRITES, signal, ctx);
   ctx.progress.report('analyzing', 0, 'reading the transcript');
   const calls = ctx.config.llm.summaryCalls;
   const { generator, note } = calls > 0 ? await configuredGenerator(ctx.config.llm, ctx.logger) : { generator: null, note: null };
@@ -49,6 +55,7 @@ async function summarizeInto(dir: string, a: SummarizeAssignment, signal: AbortS
     'summary written',
   );
 
-  const outputs = await uploadWithTranscript(a, transcript, { name: 'summary', json: summary }, signal, ctx);
+  const sources: OutputSources<typeof WRITES> = { ...transcriptSources(transcript), summary: () => jsonBody(summary) };
+  const outputs = await uploadWithTranscript(a, sources, signal, ctx);
   return { ...ctx.fence, job_type: 'summarize', media, language: transcript.language, outputs, stats: { transcription } };
 }

@@ -1,19 +1,23 @@
 import type { CompleteRequest, TranscribeAssignment } from '@cutroom/proto';
+import { transcribeContract } from '@cutroom/shared/contracts/transcribe';
 import { fasterWhisperRuns, ffmpegRuns, unmet, whisperModelAvailable } from '../capabilities/requirements.ts';
-import { PipelineError } from '../errors.ts';
 import { runAttemptLifecycle } from './attempt-lifecycle.ts';
 import { confirmStillHolding } from './fenced-calls.ts';
-import { uploadOutput } from './http-transfer.ts';
+import { uploadOutputs } from './http-transfer.ts';
+import type { OutputWrites } from './output-writes.ts';
 import type { Pipeline, PipelineContext } from './pipeline.ts';
 import { transcribeSource } from './transcribe-steps.ts';
-import { buildTranscriptOutputs, isTranscribeOutputName } from './transcript-outputs.ts';
+import { TRANSCRIPT_WRITES, transcriptSources } from './transcript-outputs.ts';
+
+const WRITES = TRANSCRIPT_WRITES satisfies OutputWrites<'transcribe'>;
 
 /**
  * transcribe: source → probe → 16 kHz WAV → Whisper → transcript outputs. The job is already
  * `extracting_audio` when claimed, so only `transcribing` is reported as a stage.
  */
 export const transcribePipeline: Pipeline<'transcribe'> = {
-  kind: 'transcribe',
+  kind: transcribeContract.workKind,
+  writes: WRITES,
   missing: unmet(ffmpegRuns, fasterWhisperRuns, whisperModelAvailable),
   run: (a, signal, ctx) => runAttemptLifecycle(a, signal, ctx, (dir) => transcribeInto(dir, a, signal, ctx)),
 };
@@ -27,13 +31,9 @@ async function transcribeInto(dir: string, a: TranscribeAssignment, signal: Abor
     signal,
     ctx,
   );
-  const bodies = buildTranscriptOutputs(transcript);
+  const sources = transcriptSources(transcript);
   await confirmStillHolding(ctx, signal);
-  const outputs: { name: string; bytes: number }[] = [];
-  for (const [name, target] of Object.entries(a.outputs)) {
-    if (!isTranscribeOutputName(name)) throw new PipelineError('internal', `the assignment asks for an output this agent cannot produce: ${name}`);
-    await uploadOutput(name, target, bodies[name], signal, ctx.clock);
-    outputs.push({ name, bytes: bodies[name].byteLength });
-  }
+  // An output this agent cannot write is refused (internal) when its turn comes, after the ones before it.
+  const outputs = await uploadOutputs(a.outputs, sources, signal, ctx.clock);
   return { ...ctx.fence, job_type: 'transcribe', media, language: transcript.language, outputs, stats: { transcription } };
 }
