@@ -71,3 +71,31 @@ describe('every agent-run job type', () => {
     ).toBe(true);
   });
 });
+
+/** Job types of any runner deliberately offered without an MCP tool named after them, and why. */
+const MCP_OPT_OUT_ANY: Partial<Record<JobType, string>> = {
+  publish_video: 'publishing needs the caller to connect a video host account in a browser (OAuth consent); it is offered over REST only',
+};
+
+describe('every job type, whatever runs it', () => {
+  it.each(JobType.options)('%s: is sold, with a row in the discovery price table', (type) => {
+    expect(priceTable().filter((row) => row.product === type).length, type).toBeGreaterThan(0);
+  });
+
+  it.each(JobType.options)('%s: has an MCP tool named after it, unless it opts out', (type) => {
+    const tool = MCP_TOOLS.find((t) => t.name === type);
+    if (type in MCP_OPT_OUT_ANY) {
+      expect(tool, `${type} opts out of MCP (${MCP_OPT_OUT_ANY[type]}) but has a tool`).toBeUndefined();
+      return;
+    }
+    expect(tool, `${type}: no MCP tool of that name (coordinator/src/mcp/catalog.ts), nor an opt-out`).toBeDefined();
+    expect(TOOL_HANDLERS[type], `${type}: no handler in coordinator/src/mcp/tools/index.ts`).toBeDefined();
+  });
+
+  it.each(JobType.options)('%s: is documented under a README heading that names it', (type) => {
+    expect(
+      headings.some((h) => new RegExp(`\\b${type}\\b`).test(h)),
+      `${type}: no heading of README.md names it`,
+    ).toBe(true);
+  });
+});
