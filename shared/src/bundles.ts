@@ -16,7 +16,6 @@ export { BundleChildSummary, BundleChildView } from './api.ts';
  */
 export const BUNDLE_JOB_TYPES = ['clips_vertical', 'clips_horizontal'] as const satisfies readonly JobType[];
 export type BundleJobType = (typeof BUNDLE_JOB_TYPES)[number];
-export const isBundleJobType = (t: string): t is BundleJobType => (BUNDLE_JOB_TYPES as readonly string[]).includes(t);
 
 const seconds = z.number().nonnegative().finite();
 

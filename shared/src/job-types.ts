@@ -166,8 +166,6 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
   },
 };
 
-export const isUploadJobType = (t: JobType): boolean => JOB_TYPES[t].input.kind === 'upload';
-
 /** Job types this build runs, in the enum's order. */
 export const availableJobTypes = (): JobType[] => JobType.options.filter((t) => JOB_TYPES[t].available);
 

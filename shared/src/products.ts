@@ -16,7 +16,6 @@ import { LIMITS } from './limits.ts';
  */
 export const AGENT_PRODUCTS = ['clips_from_video', 'clips_youtube'] as const satisfies readonly JobType[];
 export type AgentProduct = (typeof AGENT_PRODUCTS)[number];
-export const isAgentProduct = (t: string): t is AgentProduct => (AGENT_PRODUCTS as readonly string[]).includes(t);
 
 /**
  * The clip bundle each product's clips are cut like: its children are that bundle's children
