@@ -7,6 +7,7 @@ import { MCP_TOOLS } from '../mcp/catalog.ts';
 import { TOOL_HANDLERS } from '../mcp/tools/index.ts';
 import { priceTable } from '../payments/discovery.ts';
 import { JOB_TYPE_REGISTRY } from './registry.ts';
+import { EXTENSIONS } from '../jobs/job-view.ts';
 import { JOB_TYPE_DEFINITIONS } from './agent-types.ts';
 
 /**
@@ -48,6 +49,12 @@ describe('every agent-run job type', () => {
     expect(pipeline, `${type}: no entry in render-agent/src/pipelines/registry.ts`).toBeDefined();
     expect(pipeline.kind).toBe(contract.workKind);
     expect(Object.keys(pipeline.writes).sort()).toEqual(Object.keys(contract.outputs).sort());
+  });
+
+  it.each(AGENT_RUN)('%s: every output downloads under a proper extension (not .bin)', (type) => {
+    for (const [name, spec] of Object.entries(JOB_CONTRACTS[type as AgentJobType].outputs)) {
+      expect(EXTENSIONS[spec.contentType], `${type}.${name}: no extension for ${spec.contentType} in coordinator/src/jobs/job-view.ts`).toBeDefined();
+    }
   });
 
   it.each(AGENT_RUN)('%s: is sold, with a row in the discovery price table', (type) => {

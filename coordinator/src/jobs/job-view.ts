@@ -10,7 +10,8 @@ type OutputRow = typeof jobOutputs.$inferSelect;
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-const EXTENSIONS: Record<string, string> = { 'application/x-subrip': 'srt', 'application/json': 'json', 'video/mp4': 'mp4' };
+/** The download name's extension by content type (every contract output's type has one: agent-job-types.test.ts). */
+export const EXTENSIONS: Readonly<Record<string, string>> = { 'application/x-subrip': 'srt', 'application/json': 'json', 'video/mp4': 'mp4' };
 
 /** A download name like `interview.transcript.srt` from the original filename. */
 export function attachmentName(job: JobRow, role: string, contentType: string | null): string {
