@@ -12,7 +12,8 @@ import { createBlobStore } from './storage/create-blob-store.ts';
 import { LocalBlobStore } from './storage/local-blob-store.ts';
 import { startSweeper } from './sweeper/sweeper.ts';
 import { ensureBootstrapOperator } from './operators/operator-auth.ts';
-import { startPublishWorker } from './publishing/publish-worker.ts';
+import { startStepWorker } from './durable/step-worker.ts';
+import { publishRuns } from './publishing/publish-worker.ts';
 import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
 import { startCancelPublisher } from './dispatch/cancel-publisher.ts';
@@ -138,15 +139,18 @@ export async function startCoordinator(
     agentUrl = listenerUrl(config.AGENT_LISTEN_HOST, agentApp);
   }
   // After listen: with local-disk blobs the worker reads sources through this server's signed URLs.
-  const publisher = startPublishWorker(ctx, {
-    pollMs: config.PUBLISH_POLL_MS,
-    settings: {
-      chunkBytes: config.PUBLISH_CHUNK_BYTES,
-      leaseMs: config.PUBLISH_LEASE_SECONDS * 1000,
-      maxAttempts: config.PUBLISH_MAX_ATTEMPTS,
-      quotaMaxWaitMs: config.PUBLISH_QUOTA_MAX_WAIT_HOURS * 3600_000,
-    },
-  });
+  const steps = startStepWorker(
+    ctx,
+    [
+      publishRuns({
+        chunkBytes: config.PUBLISH_CHUNK_BYTES,
+        leaseMs: config.PUBLISH_LEASE_SECONDS * 1000,
+        maxAttempts: config.PUBLISH_MAX_ATTEMPTS,
+        quotaMaxWaitMs: config.PUBLISH_QUOTA_MAX_WAIT_HOURS * 3600_000,
+      }),
+    ],
+    { pollMs: config.PUBLISH_POLL_MS },
+  );
   logger.info({ url, agent_url: agentUrl, database: database.kind, storage: blobs.kind }, 'coordinator listening');
 
   return {
@@ -156,7 +160,7 @@ export async function startCoordinator(
     url,
     agentUrl,
     async stop() {
-      await publisher.stop();
+      await steps.stop();
       await app.close();
       await agentApp?.close();
       await sweeper.stop();
