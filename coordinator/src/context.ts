@@ -17,6 +17,8 @@ export interface Ctx {
   billing: Billing;
   /** Wakes the outbox relay after a commit that wrote outbox rows (it also polls). */
   notifyOutbox: () => void;
+  /** Wakes the durable-step worker after a commit that made a step due (it also polls; ADR 0010). */
+  nudgeSteps: () => void;
   /** Best effort: tells the agent holding `attemptId` to stop now (its next fenced call is refused anyway). */
   cancelAttempt: (attemptId: string) => void;
   /** NATS decentralized auth (nats-auth/): signs agents' user JWTs and pushes revocations; null with NATS_AUTH=none. */

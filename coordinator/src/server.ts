@@ -12,7 +12,8 @@ import { createBlobStore } from './storage/create-blob-store.ts';
 import { LocalBlobStore } from './storage/local-blob-store.ts';
 import { startSweeper } from './sweeper/sweeper.ts';
 import { ensureBootstrapOperator } from './operators/operator-auth.ts';
-import { startStepWorker } from './durable/step-worker.ts';
+import { type StepWorker, startStepWorker } from './durable/step-worker.ts';
+import { compositeRuns } from './composites/steps.ts';
 import { publishRuns } from './publishing/publish-worker.ts';
 import { createBilling } from './payments/billing.ts';
 import { join } from 'node:path';
@@ -88,6 +89,7 @@ export async function startCoordinator(
   await ensureWorkStream(nc, { ackWaitMs: Math.max(config.LEASE_MS * 2, 60_000), replicas: config.NATS_STREAM_REPLICAS });
 
   let relay: ReturnType<typeof startOutboxRelay> | undefined;
+  let steps: StepWorker | undefined;
   const cancels = startCancelPublisher({ db: database.db, nc, logger });
   const ctx: Ctx = {
     db: database.db,
@@ -97,6 +99,7 @@ export async function startCoordinator(
     logger,
     billing: createBilling(config, clock, database.db),
     notifyOutbox: () => relay?.notify(),
+    nudgeSteps: () => steps?.nudge(),
     cancelAttempt: (attemptId) => cancels.cancel(attemptId),
     natsAuth,
   };
@@ -139,9 +142,10 @@ export async function startCoordinator(
     agentUrl = listenerUrl(config.AGENT_LISTEN_HOST, agentApp);
   }
   // After listen: with local-disk blobs the worker reads sources through this server's signed URLs.
-  const steps = startStepWorker(
+  steps = startStepWorker(
     ctx,
     [
+      compositeRuns(),
       publishRuns({
         chunkBytes: config.PUBLISH_CHUNK_BYTES,
         leaseMs: config.PUBLISH_LEASE_SECONDS * 1000,
@@ -160,7 +164,7 @@ export async function startCoordinator(
     url,
     agentUrl,
     async stop() {
-      await steps.stop();
+      await steps?.stop();
       await app.close();
       await agentApp?.close();
       await sweeper.stop();

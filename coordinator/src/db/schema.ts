@@ -68,10 +68,14 @@ export const jobs = pgTable(
     expiresAt: ts('expires_at'),
     /**
      * Agent products (composites/products/): a step that needs I/O (read the clips document, capture or
-     * release the card hold) is due from then on. Set in the transaction that makes it due, run
-     * right after commit and by the sweeper's composites pass, cleared by the step that did it.
+     * release the card hold) is due from then on. Set in the transaction that makes it due, run by
+     * the durable-step worker (ADR 0010: nudged after that commit, else its next poll), cleared by
+     * the step that did it.
      */
     stepDueAt: ts('step_due_at'),
+    /** The replica running the due step and until when (composites/composite-runs.ts): another takes it over once this passed. */
+    stepLeaseOwner: text('step_lease_owner'),
+    stepLeaseUntil: ts('step_lease_until'),
   },
   (t) => [
     index('jobs_session_idx').on(t.sessionId, t.createdAt),

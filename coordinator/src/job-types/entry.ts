@@ -56,8 +56,12 @@ export interface CompositeDefinition {
   expired?(tx: Tx, job: JobRow, now: Date): Promise<void>;
   /** One of its children ended (the job-ended hook, jobs/job-ended.ts), with this row locked. */
   childEnded(tx: Tx, parent: JobRow, child: JobRow, now: Date): Promise<void>;
-  /** After commit: its step that needs I/O, when one is due (jobs.step_due_at); null when none is. */
-  runDueStep?(ctx: Ctx, job: JobRow): Promise<CompositeStep | null>;
+  /**
+   * After commit: its step that needs I/O, when one is due (jobs.step_due_at); null when none is.
+   * Run under a lease held by `owner` (composites/steps.ts): each write checks it still holds it
+   * (a runner whose lease was taken over writes nothing and answers `raced`).
+   */
+  runDueStep?(ctx: Ctx, job: JobRow, owner: string): Promise<CompositeStep | null>;
   /** The children a caller sees, in order (index 0: a product's find_clips step). */
   childList(job: JobRow): BundleChildSummary[];
 }

@@ -30,6 +30,8 @@ export function openJobPass(policy: SweepPolicy): SweepPass {
           ctx.logger.error({ err, job_id: job.id }, 'could not expire an open job');
         }
       }
+      // An agent product's hold release was made due: the durable-step worker runs it now.
+      if (result.expired) ctx.nudgeSteps();
       return result;
     },
   };

@@ -3,7 +3,6 @@ import type { Ctx } from '../context.ts';
 import { processRefunds } from '../payments/refunder.ts';
 import { leasePass } from './lease-pass.ts';
 import { openJobPass } from './open-job-pass.ts';
-import { compositesPass } from './composites-pass.ts';
 import { purgePass } from './purge-pass.ts';
 import { retentionPass } from './retention-pass.ts';
 import { wakeupPass } from './wakeup-pass.ts';
@@ -32,9 +31,7 @@ export const refundPass: SweepPass = { name: 'refunds', run: (ctx) => processRef
  *     wake-up, or failed (refunded) after MAX_ATTEMPTS;
  *  2. wakeups: a queued job nobody claimed for `republishAfterMs` gets a new wake-up;
  *  3. open-jobs: `pending`/`uploading` jobs past their expiry become `deleted` (a paid one refunded,
- *     a held one's release made due);
- *  3b. products: agent products' due steps (cut the clips, capture or release the hold) that did
- *     not run right after the commit that made them due;
+ *     a held one's release made due, for the durable-step worker to run);
  *  4. retention: finished jobs past expires_at become `deleted`, output rows dropped;
  *  5. purge: `deleted` jobs whose objects are due lose everything under `jobs/<id>/`;
  *  6. refunds (billing on): queued refunds are paid out.
@@ -49,7 +46,6 @@ export function defaultSweepPasses(ctx: Ctx, overrides: Partial<SweepPolicy> = {
     leasePass(policy),
     wakeupPass(policy),
     openJobPass(policy),
-    compositesPass(policy),
     retentionPass(policy),
     purgePass(policy),
     idempotencyPass(policy),

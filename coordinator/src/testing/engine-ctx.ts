@@ -15,8 +15,8 @@ import { eq } from 'drizzle-orm';
 
 export type EngineCtx = Ctx & {
   clock: ReturnType<typeof createManualClock>;
-  /** How often the outbox relay was woken, and which attempts were told to stop. */
-  notified: { outbox: number; cancelled: string[]; natsPushes: number };
+  /** How often the outbox relay and the step worker were woken, and which attempts were told to stop. */
+  notified: { outbox: number; steps: number; cancelled: string[]; natsPushes: number };
   close(): Promise<void>;
 };
 
@@ -40,7 +40,7 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
     clock: () => clock.now().getTime(),
   });
   await blobs.ensureReady();
-  const notified = { outbox: 0, cancelled: [] as string[], natsPushes: 0 };
+  const notified = { outbox: 0, steps: 0, cancelled: [] as string[], natsPushes: 0 };
   return {
     db: database.db,
     blobs,
@@ -49,6 +49,8 @@ export async function createEngineCtx(env: Record<string, string> = {}): Promise
     logger: createLogger('silent'),
     billing: createBilling(config, clock, database.db),
     notifyOutbox: () => void notified.outbox++,
+    // No step worker here: a test runs due steps itself (composites/steps.ts driveComposite).
+    nudgeSteps: () => void notified.steps++,
     cancelAttempt: (id) => void notified.cancelled.push(id),
     // Real keys (JWTs are signed and can be decoded); no server to push to: the pushes are counted.
     natsAuth: { keys: natsAuthKeys(newNatsAuthSeeds()), pushAccount: async () => void notified.natsPushes++ },

@@ -28,7 +28,7 @@ async function childrenOf(tx: Tx, productId: string): Promise<Child[]> {
     .where(eq(jobs.parentJobId, productId));
 }
 
-/** Marks a step due: written with what decided it, run after commit (product-steps.ts) or by the sweeper. */
+/** Marks a step due: written with what decided it; the durable-step worker runs it (product-steps.ts), nudged after commit. */
 export async function markStepDue(tx: Tx, productId: string, now: Date, patch: JobPatch = {}): Promise<void> {
   await tx
     .update(jobs)

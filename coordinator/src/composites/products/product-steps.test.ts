@@ -5,12 +5,13 @@ import { jobs, outbox } from '../../db/schema.ts';
 import { completeUploadCall, createProductCall, getJobCall, uploadUrlCall } from '../../service/index.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ctx.ts';
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
-import { driveComposite } from '../steps.ts';
+import { compositeRuns, driveComposite, STEP_LEASE_MS, STEP_RETRY_MS } from '../steps.ts';
+import { runProductStep } from './product-steps.ts';
 
 /**
  * Agent products with billing off (the zero-config default: free, like every job type): the
  * steps as the database decides them. Children end as end-attempt / fail-job end them (the kit),
- * so each due step is run here by driveComposite, as the after-commit nudge or the sweeper would.
+ * so each due step is run here by driveComposite, as the durable-step worker would once nudged.
  */
 describe('agent products, billing off: the steps', () => {
   let ctx: EngineCtx;
@@ -168,5 +169,46 @@ describe('agent products, billing off: the steps', () => {
       params: expect.objectContaining({ settled: { captured_cents: 0, released_cents: 0 } }),
     });
     expect((await getJobCall(ctx, c, id)).children!.map((x) => [x.job_type, x.status, x.payment_status])).toEqual([['find_clips', 'failed', 'refunded']]);
+  });
+
+  it('a due step runs under one lease: another replica skips it, a runner whose lease passed writes nothing, the one that took it over runs it', async () => {
+    const { id, findId } = await uploaded('clips_from_video');
+    await completeFindClips(ctx, findId, [candidate('c1', 60, 10, 140)]);
+    const kind = compositeRuns();
+    const a = (await kind.lease(ctx, 'replica-a', 10)).find((r) => r.id === id)!;
+    expect(a).toBeDefined();
+    expect(await jobRow(ctx, id)).toMatchObject({ stepLeaseOwner: 'replica-a', stepLeaseUntil: new Date(ctx.clock.now().getTime() + STEP_LEASE_MS) });
+    // Held: neither another replica nor a direct run takes it.
+    expect((await kind.lease(ctx, 'replica-b', 10)).map((r) => r.id)).not.toContain(id);
+    expect(await driveComposite(ctx, id)).toEqual([]);
+    // Replica A stalls past its lease; B takes it over. A's late write is refused (fenced), B's is taken.
+    ctx.clock.advance(STEP_LEASE_MS + 1);
+    const b = (await kind.lease(ctx, 'replica-b', 10)).find((r) => r.id === id)!;
+    expect(b).toBeDefined();
+    expect(await runProductStep(ctx, await jobRow(ctx, id), 'replica-a')).toBe('raced');
+    expect(await clipsOf(ctx, id)).toEqual([]);
+    expect(await b.run()).toBe('cut');
+    expect((await clipsOf(ctx, id)).length).toBe(1);
+    expect(await jobRow(ctx, id)).toMatchObject({ stepDueAt: null, stepLeaseOwner: null, stepLeaseUntil: null });
+    // A wakes up: it holds nothing, so it does nothing.
+    expect(await a.run()).toBe('nothing due');
+    expect((await clipsOf(ctx, id)).length).toBe(1);
+  });
+
+  it('a step that fails is postponed by STEP_RETRY_MS with its lease given back, then runs', async () => {
+    const { id, findId } = await uploaded('clips_from_video');
+    await completeFindClips(ctx, findId, [candidate('c1', 60, 10, 140)]);
+    const params = (await jobRow(ctx, id)).params;
+    // The step cannot read its find_clips child (here: a reference to no row): it throws.
+    await ctx.db
+      .update(jobs)
+      .set({ params: { ...params, find_clips: { ...(params['find_clips'] as object), job_id: '00000000-0000-4000-8000-000000000000' } } })
+      .where(eq(jobs.id, id));
+    await expect(driveComposite(ctx, id)).rejects.toThrow(/has no find_clips child/);
+    expect(await jobRow(ctx, id)).toMatchObject({ stepDueAt: new Date(ctx.clock.now().getTime() + STEP_RETRY_MS), stepLeaseOwner: null });
+    await ctx.db.update(jobs).set({ params }).where(eq(jobs.id, id));
+    expect(await driveComposite(ctx, id)).toEqual([]);
+    ctx.clock.advance(STEP_RETRY_MS);
+    expect(await driveComposite(ctx, id)).toEqual(['cut']);
   });
 });

@@ -24,7 +24,7 @@ const locked = async (tx: Tx, id: string) => (await tx.select().from(jobs).where
  * cut them first, creates and starts them. No clip to cut (no candidates, or the document is
  * gone) decides the settlement at once: a full release (product-status.ts settlementOf).
  */
-async function cutStep(ctx: Ctx, product: JobRow): Promise<CompositeStep> {
+async function cutStep(ctx: Ctx, product: JobRow, owner: string): Promise<CompositeStep> {
   const p = productParams(product);
   const [find] = await ctx.db.select().from(jobs).where(eq(jobs.id, p.find_clips.job_id)).limit(1);
   if (!find) throw new Error(`product ${product.id} has no find_clips child ${p.find_clips.job_id}`);
@@ -36,7 +36,7 @@ async function cutStep(ctx: Ctx, product: JobRow): Promise<CompositeStep> {
   const now = ctx.clock.now();
   const done = await ctx.db.transaction(async (tx) => {
     const row = await locked(tx, product.id);
-    if (row?.status !== 'analyzing' || productParams(row).clips !== undefined) return false;
+    if (row?.stepLeaseOwner !== owner || row.status !== 'analyzing' || productParams(row).clips !== undefined) return false;
     for (const c of planned.clips) {
       const values = newJobRow(c.summary.job_id, c.type, c.prepared, now);
       await insertJob(tx, { ...values, sessionId: row.sessionId, sourceJobId: find.id, parentJobId: row.id, paymentStatus: 'paid_by_parent' }, now);
@@ -93,14 +93,14 @@ export async function captureDue(ctx: Ctx, product: JobRow, settle: Settle) {
  * idempotency keys): a coordinator that stops between the two captures nothing more when the step
  * runs again, and only then ends the product.
  */
-async function settleStep(ctx: Ctx, product: JobRow, settle: Settle): Promise<CompositeStep> {
+async function settleStep(ctx: Ctx, product: JobRow, settle: Settle, owner: string): Promise<CompositeStep> {
   const { hold, result } = await captureDue(ctx, product, settle);
   if (settle.outcome === 'ended') await dropOrphanUpload(ctx, product);
   const now = ctx.clock.now();
   const settled = { captured_cents: result.capturedCents, released_cents: result.releasedCents };
   return ctx.db.transaction(async (tx) => {
     const row = await locked(tx, product.id);
-    if (!row?.stepDueAt) return 'raced' as const;
+    if (!row?.stepDueAt || row.stepLeaseOwner !== owner) return 'raced' as const;
     const patch = { stepDueAt: null, amountPaidCents: hold ? result.capturedCents : row.amountPaidCents, params: { ...productParams(row), settled } };
     if (row.status === 'analyzing' && settle.outcome === 'completed') {
       const retention = JOB_TYPES[product.jobType as 'clips_from_video'].retentionHours * 3600_000;
@@ -128,18 +128,19 @@ async function dropOrphanUpload(ctx: Ctx, product: JobRow): Promise<void> {
 }
 
 /**
- * Runs the step that is due for one product (its runDueStep: composites/steps.ts drives it), or
+ * Runs the step that is due for one product (its runDueStep: composites/steps.ts drives it under
+ * `owner`'s lease, and every write here checks the lease is still held), or
  * nothing (null) when none is due (yet): the settlement once decided, else the cut once find_clips
  * ended. A marker with nothing behind it (the product moved on meanwhile) is cleared.
  */
-export async function runProductStep(ctx: Ctx, product: JobRow): Promise<CompositeStep | null> {
+export async function runProductStep(ctx: Ctx, product: JobRow, owner: string): Promise<CompositeStep | null> {
   if (!product.stepDueAt || product.stepDueAt > ctx.clock.now()) return null;
   const p = productParams(product);
-  if (p.settle) return settleStep(ctx, product, p.settle);
-  if (product.status === 'analyzing' && p.clips === undefined) return cutStep(ctx, product);
+  if (p.settle) return settleStep(ctx, product, p.settle, owner);
+  if (product.status === 'analyzing' && p.clips === undefined) return cutStep(ctx, product, owner);
   await ctx.db
     .update(jobs)
     .set({ stepDueAt: null })
-    .where(and(eq(jobs.id, product.id), eq(jobs.stepDueAt, product.stepDueAt)));
+    .where(and(eq(jobs.id, product.id), eq(jobs.stepDueAt, product.stepDueAt), eq(jobs.stepLeaseOwner, owner)));
   return 'cleared';
 }

@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { stripe as stripeClient, Mppx } from 'mppx/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { AgentProduct } from '@cutroom/shared/products';
 import { signatureHeader, startStripeFake, type StripeFake } from '../../../../test/fakes/stripe/index.ts';
 import { completeAttempt, failAttempt } from '../../agents/attempts.ts';
@@ -11,7 +11,8 @@ import { formatWwwAuthenticate } from '../../payments/mpp/challenge.ts';
 import { cardWebhookCall, completeUploadCall, createJobCall, createProductCall, getJobCall, uploadUrlCall } from '../../service/index.ts';
 import { addAgent, createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ctx.ts';
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
-import { driveComposite } from '../steps.ts';
+import { compositeRuns, driveComposite } from '../steps.ts';
+import { startStepWorker } from '../../durable/step-worker.ts';
 import { captureDue } from './product-steps.ts';
 import type { Settle } from './product-params.ts';
 
@@ -157,7 +158,15 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     expect(await driveComposite(ctx, id)).toEqual(['cut']);
     const [k1, k2] = await clipsOf(ctx, id);
 
-    // The clips through the agents' calls: the product's settlement runs right after the last commit.
+    // The clips through the agents' calls: the last commit nudges the durable-step worker (a real
+    // one here, polling hourly so only the nudge can wake it), which runs the settlement.
+    const worker = startStepWorker(ctx, [compositeRuns()], { pollMs: 3600_000 });
+    const counted = ctx.nudgeSteps;
+    ctx.nudgeSteps = () => worker.nudge();
+    onTestFinished(async () => {
+      ctx.nudgeSteps = counted;
+      await worker.stop();
+    });
     const a1 = await claimJob(ctx, { v: 1, job_id: k1!.id, agent_id: 'cutter' });
     if (!a1.claimed) throw new Error(a1.reason);
     await ctx.blobs.put(a1.assignment.outputs['clip']!.key, Buffer.from('mp4 bytes'), 'video/mp4');
@@ -273,14 +282,17 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     ]);
   });
 
-  it('a paid product never uploaded expires: its hold is released by the sweeper, never refunded', async () => {
+  it('a paid product never uploaded expires: the sweeper makes its release due, the step worker releases the hold, never a refund', async () => {
     const c = await productCreds(ctx);
     const { value } = await createProductCall(ctx, c, 'clips_from_video', video);
     const pi = await payCheckout(value.card_checkout_session_id!);
     ctx.clock.advance(26 * 3600_000);
     const { sweepOnce } = await import('../../sweeper/sweeper.ts');
     const swept = await sweepOnce(ctx);
-    expect(swept['composites']).toMatchObject({ settled: expect.any(Number), errors: 0 });
+    expect(swept['open-jobs']).toMatchObject({ expired: 1, errors: 0 });
+    // The release is a durable step: the worker was nudged, and runs it (here: by hand).
+    expect(ctx.notified.steps).toBeGreaterThan(0);
+    expect(await driveComposite(ctx, value.job_id)).toEqual(['settled']);
     expect(await jobRow(ctx, value.job_id)).toMatchObject({ status: 'deleted', paymentStatus: 'refunded', stepDueAt: null });
     expect(fake.state.paymentIntents.get(pi)).toMatchObject({ status: 'canceled' });
     expect(await ledger([value.job_id])).toEqual([

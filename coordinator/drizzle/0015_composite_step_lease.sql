@@ -1,0 +1,2 @@
+ALTER TABLE "jobs" ADD COLUMN "step_lease_owner" text;--> statement-breakpoint
+ALTER TABLE "jobs" ADD COLUMN "step_lease_until" timestamp with time zone;
