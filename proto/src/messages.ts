@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FailureDetail } from '@cutroom/shared/failure-details';
 import { AgentFailureCode } from '@cutroom/shared/failures';
 import { ACTIVE_STATUSES } from '@cutroom/shared/job-types';
-import { type AgentJobType, JOB_CONTRACTS } from '@cutroom/shared/contracts/index';
+import { AGENT_JOB_TYPES, type AgentJobType, JOB_CONTRACTS } from '@cutroom/shared/contracts/index';
 import { MediaInfo, VideoEncoder } from '@cutroom/shared/contracts/media-facts';
 import { WORK_KINDS } from './subjects.ts';
 import { variantList } from './variant-list.ts';
@@ -126,15 +126,13 @@ function assignmentOf<T extends AgentJobType, P extends z.ZodObject>(contract: {
   return AssignmentBase.extend({ job_type: z.literal(contract.type), source: SourceRef, params: contract.params });
 }
 
-/** One Assignment variant per contract (a contract without its line here does not type-check). */
-const ASSIGNMENT_VARIANTS = {
-  transcribe: assignmentOf(JOB_CONTRACTS.transcribe),
-  extract_clip: assignmentOf(JOB_CONTRACTS.extract_clip),
-  extract_vertical_clip: assignmentOf(JOB_CONTRACTS.extract_vertical_clip),
-  find_clips: assignmentOf(JOB_CONTRACTS.find_clips),
-  summarize: assignmentOf(JOB_CONTRACTS.summarize),
-  edit_from_transcript: assignmentOf(JOB_CONTRACTS.edit_from_transcript),
-} satisfies { readonly [T in AgentJobType]: z.ZodObject<{ job_type: z.ZodLiteral<T> } & z.ZodRawShape> };
+/** The Assignment variant of each job type's contract (Zod's types, per type: no line per type here). */
+type AssignmentVariants = { readonly [T in AgentJobType]: ReturnType<typeof assignmentOf<T, (typeof JOB_CONTRACTS)[T]['params']>> };
+// Built at run time from the same function the type names; one cast because TypeScript cannot
+// follow a per-key map through Object.fromEntries (proto/src/variants.test.ts checks the result).
+const ASSIGNMENT_VARIANTS = Object.fromEntries(
+  AGENT_JOB_TYPES.map((t) => [t, assignmentOf<AgentJobType, z.ZodObject>(JOB_CONTRACTS[t])]),
+) as unknown as AssignmentVariants;
 
 /** The variants the agent's pipelines name. */
 export const TranscribeAssignment = ASSIGNMENT_VARIANTS.transcribe;
@@ -252,15 +250,11 @@ function completeOf<T extends AgentJobType, S extends z.ZodRawShape>(contract: {
     .extend({ outputs: WrittenOutputs });
 }
 
-/** One CompleteRequest variant per contract (a contract without its line here does not type-check). */
-const COMPLETE_VARIANTS = {
-  transcribe: completeOf(JOB_CONTRACTS.transcribe),
-  extract_clip: completeOf(JOB_CONTRACTS.extract_clip),
-  extract_vertical_clip: completeOf(JOB_CONTRACTS.extract_vertical_clip),
-  find_clips: completeOf(JOB_CONTRACTS.find_clips),
-  summarize: completeOf(JOB_CONTRACTS.summarize),
-  edit_from_transcript: completeOf(JOB_CONTRACTS.edit_from_transcript),
-} satisfies { readonly [T in AgentJobType]: z.ZodObject<{ job_type: z.ZodLiteral<T> } & z.ZodRawShape> };
+/** The CompleteRequest variant of each job type's contract, like ASSIGNMENT_VARIANTS. */
+type CompleteVariants = { readonly [T in AgentJobType]: ReturnType<typeof completeOf<T, (typeof JOB_CONTRACTS)[T]['completion']>> };
+const COMPLETE_VARIANTS = Object.fromEntries(
+  AGENT_JOB_TYPES.map((t) => [t, completeOf<AgentJobType, z.ZodRawShape>(JOB_CONTRACTS[t])]),
+) as unknown as CompleteVariants;
 
 export const TranscribeComplete = COMPLETE_VARIANTS.transcribe;
 export const FindClipsComplete = COMPLETE_VARIANTS.find_clips;

@@ -17,9 +17,6 @@ import { JOB_TYPE_DEFINITIONS } from './agent-types.ts';
  */
 const AGENT_RUN = JobType.options.filter((t) => JOB_TYPE_REGISTRY[t].runner === 'agent');
 
-/** Agent-run types deliberately offered without an MCP tool of their own, and why. None today. */
-const MCP_OPT_OUT: Partial<Record<AgentJobType, string>> = {};
-
 const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
 const headings = readme.split('\n').filter((line) => /^#{2,4} /.test(line));
 
@@ -61,14 +58,19 @@ describe('every agent-run job type', () => {
     expect(priceTable().filter((row) => row.product === type).length, type).toBeGreaterThan(0);
   });
 
-  it.each(AGENT_RUN)('%s: has an MCP tool of its own, with a handler, unless it opts out', (type) => {
+  it.each(AGENT_RUN)('%s: has the MCP tool its definition describes (named and priced as it, with a handler), or none when it says why', (type) => {
+    const mcp = JOB_TYPE_DEFINITIONS[type]!.mcp;
     const tool = MCP_TOOLS.find((t) => t.price.kind === 'job' && t.price.jobType === type);
-    if (type in MCP_OPT_OUT) {
-      expect(tool, `${type} opts out of MCP (${MCP_OPT_OUT[type as AgentJobType]}) but has a tool`).toBeUndefined();
+    if ('none' in mcp) {
+      expect(mcp.none.length, `${type}: an opt-out says why`).toBeGreaterThan(20);
+      expect(tool, `${type} opts out of MCP (${mcp.none}) but has a tool`).toBeUndefined();
+      expect(TOOL_HANDLERS[type]).toBeUndefined();
       return;
     }
-    expect(tool?.name, `${type}: no MCP tool priced as it (coordinator/src/mcp/catalog.ts), nor an opt-out`).toBe(type);
-    expect(TOOL_HANDLERS[type], `${type}: no handler in coordinator/src/mcp/tools/index.ts`).toBeDefined();
+    expect(tool).toMatchObject({ name: type, title: mcp.title, limit: 'job_create' });
+    expect(tool!.description.startsWith(mcp.description)).toBe(true);
+    for (const field of mcp.required) expect(tool!.input.shape[field]?.isOptional(), `${type}.${field} required over MCP`).toBe(false);
+    expect(TOOL_HANDLERS[type], `${type}: no handler (coordinator/src/mcp/tools/index.ts builds them from the definitions)`).toBeDefined();
   });
 
   it.each(AGENT_RUN)('%s: is documented under a README heading that names it', (type) => {

@@ -80,6 +80,19 @@ export interface AssignmentBase {
 }
 
 /**
+ * What an agent reads to choose a job type's MCP tool. The catalog appends what every upload tool
+ * or every cut says (how to upload or wait, how to pay) and takes the input schema from `request`.
+ */
+export interface McpToolText {
+  title: string;
+  description: string;
+  /** Request fields the tool requires though REST leaves them optional (REST answers a 400 naming them instead). */
+  required: readonly string[];
+  /** Where it is listed among the tools of its input kind (lower first): agents read the list top down. */
+  rank: number;
+}
+
+/**
  * Everything about one job type that the coordinator needs, in one place. REST, MCP, tRPC, the
  * claim, the sweeper and completion all read it; adding a job type means writing one of these
  * on top of its contract (shared/src/contracts/), plus its agent pipeline. See ARCHITECTURE.md,
@@ -89,6 +102,8 @@ export interface JobTypeDefinition<T extends JobType = JobType> {
   type: T;
   /** Input kind, parents, price keys, retention, availability (shared/src/job-types.ts). */
   facts: JobTypeFacts;
+  /** Its MCP tool, named as the type (mcp/catalog.ts builds the entry and its handler from this), or why it has none. */
+  mcp: McpToolText | { none: string };
   /**
    * The CreateJobRequest fields this type accepts besides job_type, as a strict schema (from the
    * same zod schema REST validates with): a field of another type is a 400, not ignored.

@@ -32,6 +32,13 @@ const LINE_SHOWN_CHARS = 300;
 export const editFromTranscript: JobTypeDefinition<'edit_from_transcript'> = {
   type: 'edit_from_transcript',
   facts: JOB_TYPES.edit_from_transcript,
+  mcp: {
+    title: 'Edit a video by editing its transcript',
+    description:
+      'Get the transcript with get_transcript format edit, delete words or whole lines and move whole lines (adding or changing words is invalid), and send the whole text as edit (max 256 KB): you get the edited video and its re-timed transcript. An invalid edit is refused before payment listing every failing line and costs nothing.',
+    required: ['source_job_id', 'edit'],
+    rank: 3,
+  },
   request: EditFromTranscriptRequest,
   needsParentTranscript: true,
   fieldHints: {

@@ -21,6 +21,13 @@ const wantsTranscript = (params: Record<string, unknown>): boolean => params['in
 export const extractClip: JobTypeDefinition<'extract_clip'> = {
   type: 'extract_clip',
   facts: JOB_TYPES.extract_clip,
+  mcp: {
+    title: 'Cut a horizontal clip',
+    description:
+      'One horizontal mp4 of 1-50 segments of a job you already have, joined in order, frame-accurate, with 15 ms audio fades at the joins and the transcript re-timed to the cut.',
+    required: ['source_job_id', 'segments'],
+    rank: 2,
+  },
   request: ExtractClipRequest,
   fieldHints: {
     start: 'extract_clip takes segments: [{start, end, label?}] (seconds of the parent); start/end alone are for extract_vertical_clip',

@@ -33,6 +33,13 @@ const bad = (message: string) => new AppError('invalid_request', message);
 export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
   type: 'extract_vertical_clip',
   facts: JOB_TYPES.extract_vertical_clip,
+  mcp: {
+    title: 'Cut one vertical 9:16 clip',
+    description:
+      'One 9:16 mp4 (1080x1920 by default, loudness -14 LUFS) cut from start to end of a job you already have, center-cropped or reframed on a subject (subject auto, follow, manual with subject_box, subject_id).',
+    required: ['source_job_id', 'start', 'end'],
+    rank: 1,
+  },
   request: ExtractVerticalClipRequest,
   fieldHints: {
     segments: 'a vertical clip is one segment: send start and end (seconds of the parent); for several segments in one file use extract_clip',

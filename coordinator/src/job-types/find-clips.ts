@@ -18,6 +18,13 @@ const FindClipsRequest = CreateJobRequest.pick({ filename: true, content_type: t
 export const findClipsJob: JobTypeDefinition<'find_clips'> = {
   type: 'find_clips',
   facts: JOB_TYPES.find_clips,
+  mcp: {
+    title: 'Find the best clips in a video',
+    description:
+      'START HERE for clips from a video: transcribes it (the transcript comes free: do not call transcribe first) and returns ranked clip candidates of 2-5 minutes (title, hook, summary, score, full text; clips v1 JSON). With query, finds the moments matching it instead. Then cut chosen candidates with extract_vertical_clip, extract_clip, clips_vertical, clips_horizontal or clips_from_job, naming this job as source_job_id: no re-upload. To upload and get finished clips in one purchase use clips_from_video or clips_youtube.',
+    required: ['filename', 'content_type'],
+    rank: 1,
+  },
   request: FindClipsRequest,
   fieldHints: {
     segments:

@@ -18,6 +18,12 @@ const SummarizeRequest = CreateJobRequest.pick({ filename: true, content_type: t
 export const summarizeJob: JobTypeDefinition<'summarize'> = {
   type: 'summarize',
   facts: JOB_TYPES.summarize,
+  mcp: {
+    title: 'Summarize audio or video',
+    description: 'Transcript plus a summary (overview, key points with evidence, chapters; summary v1 JSON) of an audio or video upload.',
+    required: ['filename', 'content_type'],
+    rank: 3,
+  },
   request: SummarizeRequest,
   fieldHints: {
     query: 'summarize takes no query; to find the moments about a subject use find_clips with a query',

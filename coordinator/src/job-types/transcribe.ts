@@ -16,6 +16,13 @@ const TranscribeRequest = CreateJobRequest.pick({ filename: true, content_type: 
 export const transcribe: JobTypeDefinition<'transcribe'> = {
   type: 'transcribe',
   facts: JOB_TYPES.transcribe,
+  mcp: {
+    title: 'Transcribe audio or video',
+    description:
+      'Transcript of an audio or video upload (SRT, VTT, TXT, JSON v1, word-level JSON v2, and the edit format) with get_transcript. For clips, call find_clips instead (it includes the transcript).',
+    required: ['filename', 'content_type'],
+    rank: 2,
+  },
   request: TranscribeRequest,
   prepare: (req) => prepareUpload('transcribe', req, {}),
   workKind: transcribeContract.workKind,

@@ -12,7 +12,7 @@ import { JOB_TYPE_DEFINITIONS } from '../job-types/agent-types.ts';
 /**
  * The MCP tools, one table: name, title, what an agent reads to choose it, its input schema (the
  * zod schema REST validates with, picked per job type from the type's own definition), and what
- * it costs. The MCP server (mcp/server.ts) lists and dispatches from this table; the discovery
+ * it costs. An agent-run job type's tool is built from its definition's `mcp` text (agentTools). The MCP server (mcp/server.ts) lists and dispatches from this table; the discovery
  * documents (agent card, MCP server card, ai-plugin) are generated from it, so none can drift.
  */
 
@@ -78,6 +78,25 @@ const UPLOAD_NOTE =
   'Returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed.';
 const CUT_NOTE = 'Runs at once (no upload): then call get_job_status with wait_seconds until completed; outputs carry download links.';
 
+/**
+ * The tools of the agent-run job types, one per type, built from its definition's `mcp` text
+ * (job-types/<type>.ts): named as the type, its request schema as input, its own price. Upload
+ * types come first (after create_session), cuts after the read tools, each kind by its rank.
+ */
+function agentTools(input: 'upload' | 'parent'): ToolEntry[] {
+  return Object.values(JOB_TYPE_DEFINITIONS)
+    .flatMap((def) => (def && 'title' in def.mcp && def.facts.input.kind === input ? [{ def, text: def.mcp }] : []))
+    .sort((a, b) => a.text.rank - b.text.rank)
+    .map(({ def, text }) => ({
+      name: def.type,
+      title: text.title,
+      description: `${text.description} ${input === 'upload' ? UPLOAD_NOTE : CUT_NOTE} ${PAY_NOTE}`,
+      input: jobTypeInput(def.type, text.required),
+      price: { kind: 'job', jobType: def.type },
+      limit: 'job_create',
+    }));
+}
+
 export const MCP_TOOLS: readonly ToolEntry[] = [
   {
     name: 'create_session',
@@ -88,30 +107,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     price: { kind: 'free' },
     limit: 'session_create',
   },
-  {
-    name: 'find_clips',
-    title: 'Find the best clips in a video',
-    description: `START HERE for clips from a video: transcribes it (the transcript comes free: do not call transcribe first) and returns ranked clip candidates of 2-5 minutes (title, hook, summary, score, full text; clips v1 JSON). With query, finds the moments matching it instead. Then cut chosen candidates with extract_vertical_clip, extract_clip, clips_vertical, clips_horizontal or clips_from_job, naming this job as source_job_id: no re-upload. To upload and get finished clips in one purchase use clips_from_video or clips_youtube. ${UPLOAD_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('find_clips', ['filename', 'content_type']),
-    price: { kind: 'job', jobType: 'find_clips' },
-    limit: 'job_create',
-  },
-  {
-    name: 'transcribe',
-    title: 'Transcribe audio or video',
-    description: `Transcript of an audio or video upload (SRT, VTT, TXT, JSON v1, word-level JSON v2, and the edit format) with get_transcript. For clips, call find_clips instead (it includes the transcript). ${UPLOAD_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('transcribe', ['filename', 'content_type']),
-    price: { kind: 'job', jobType: 'transcribe' },
-    limit: 'job_create',
-  },
-  {
-    name: 'summarize',
-    title: 'Summarize audio or video',
-    description: `Transcript plus a summary (overview, key points with evidence, chapters; summary v1 JSON) of an audio or video upload. ${UPLOAD_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('summarize', ['filename', 'content_type']),
-    price: { kind: 'job', jobType: 'summarize' },
-    limit: 'job_create',
-  },
+  ...agentTools('upload'),
   {
     name: 'complete_upload',
     title: 'Start processing an upload',
@@ -166,30 +162,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     input: withSession({ job_id: jobId }),
     price: { kind: 'free' },
   },
-  {
-    name: 'extract_vertical_clip',
-    title: 'Cut one vertical 9:16 clip',
-    description: `One 9:16 mp4 (1080x1920 by default, loudness -14 LUFS) cut from start to end of a job you already have, center-cropped or reframed on a subject (subject auto, follow, manual with subject_box, subject_id). ${CUT_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('extract_vertical_clip', ['source_job_id', 'start', 'end']),
-    price: { kind: 'job', jobType: 'extract_vertical_clip' },
-    limit: 'job_create',
-  },
-  {
-    name: 'extract_clip',
-    title: 'Cut a horizontal clip',
-    description: `One horizontal mp4 of 1-50 segments of a job you already have, joined in order, frame-accurate, with 15 ms audio fades at the joins and the transcript re-timed to the cut. ${CUT_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('extract_clip', ['source_job_id', 'segments']),
-    price: { kind: 'job', jobType: 'extract_clip' },
-    limit: 'job_create',
-  },
-  {
-    name: 'edit_from_transcript',
-    title: 'Edit a video by editing its transcript',
-    description: `Get the transcript with get_transcript format edit, delete words or whole lines and move whole lines (adding or changing words is invalid), and send the whole text as edit (max 256 KB): you get the edited video and its re-timed transcript. An invalid edit is refused before payment listing every failing line and costs nothing. ${CUT_NOTE} ${PAY_NOTE}`,
-    input: jobTypeInput('edit_from_transcript', ['source_job_id', 'edit']),
-    price: { kind: 'job', jobType: 'edit_from_transcript' },
-    limit: 'job_create',
-  },
+  ...agentTools('parent'),
   {
     name: 'clips_vertical',
     title: 'Batch of vertical clips from a find_clips job',
