@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import { type AgentJobType, JOB_CONTRACTS } from '@cutroom/shared/contracts/index';
-import { Assignment, CompleteRequest, ExtractVerticalClipComplete, FindClipsAssignment, WorkKind } from './messages.ts';
+import { Assignment, CompleteRequest, type ExtractVerticalClipComplete, type FindClipsAssignment, WorkKind } from './messages.ts';
 
 const contracts = Object.values(JOB_CONTRACTS);
 const variantOf = (union: typeof Assignment | typeof CompleteRequest, type: string) =>
@@ -17,7 +17,9 @@ describe('the Assignment and CompleteRequest variants', () => {
     // Built by one map over the contracts (no line per type), each variant keeps its own types.
     expectTypeOf<z.infer<typeof FindClipsAssignment>['params']>().toEqualTypeOf<z.infer<typeof JOB_CONTRACTS.find_clips.params>>();
     expectTypeOf<z.infer<typeof FindClipsAssignment>['job_type']>().toEqualTypeOf<'find_clips'>();
-    expectTypeOf<z.infer<typeof ExtractVerticalClipComplete>['loudness']>().toEqualTypeOf<z.infer<typeof JOB_CONTRACTS.extract_vertical_clip.completion.loudness>>();
+    expectTypeOf<z.infer<typeof ExtractVerticalClipComplete>['loudness']>().toEqualTypeOf<
+      z.infer<typeof JOB_CONTRACTS.extract_vertical_clip.completion.loudness>
+    >();
   });
 
   it('carry their contract’s params in the assignment, and its completion fields (in order) in the complete request', () => {
