@@ -1,4 +1,4 @@
-import { normalizeCues } from './cues.ts';
+import { readableCues } from './readable-cues.ts';
 import { formatMs } from './timestamps.ts';
 import type { TranscriptV1, TranscriptV2 } from './transcript-v2.ts';
 
@@ -10,11 +10,12 @@ export interface SrtCue {
 }
 
 /**
- * SubRip: numbered cues from 1, `\n` line ends, a blank line between cues, trailing newline.
+ * SubRip: numbered cues from 1 laid out for reading (readable-cues.ts: two lines of 42 characters,
+ * 1-7 s), `\n` line ends, a blank line between cues, trailing newline.
  * No cues gives "" (a file with nothing to show, not a malformed cue).
  */
 export function toSrt(t: TranscriptV2 | TranscriptV1): string {
-  return normalizeCues(t.segments)
+  return readableCues(t)
     .map((c, i) => {
       // SRT has no escaping; a literal "-->" in text can be mistaken for a timing line by
       // lenient players, so it is softened to "->".

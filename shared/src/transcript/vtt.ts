@@ -1,4 +1,4 @@
-import { normalizeCues } from './cues.ts';
+import { readableCues } from './readable-cues.ts';
 import { formatMs } from './timestamps.ts';
 import type { TranscriptV1, TranscriptV2 } from './transcript-v2.ts';
 
@@ -12,8 +12,8 @@ export function escapeVttText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
-/** WebVTT: the header, then unnumbered cues with the same timing rules as SRT. */
+/** WebVTT: the header, then unnumbered cues laid out as for SRT (readable-cues.ts). */
 export function toVtt(t: TranscriptV2 | TranscriptV1): string {
-  const cues = normalizeCues(t.segments).map((c) => `${formatMs(c.startMs, '.')} --> ${formatMs(c.endMs, '.')}\n${escapeVttText(c.text)}\n`);
+  const cues = readableCues(t).map((c) => `${formatMs(c.startMs, '.')} --> ${formatMs(c.endMs, '.')}\n${escapeVttText(c.text)}\n`);
   return VTT_HEADER + cues.join('\n');
 }
