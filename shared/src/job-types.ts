@@ -73,6 +73,8 @@ export type JobPricing =
   | { by: 'hold'; price: Price };
 
 export interface JobTypeFacts {
+  /** What it gives a caller, in one line (the docs' job-types tables are generated from it). */
+  summary: string;
   input: JobInput;
   pricing: JobPricing;
   /** Source/output retention after completion (spec: Limits). */
@@ -91,18 +93,21 @@ export interface JobTypeFacts {
  */
 export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
   transcribe: {
+    summary: 'Whisper transcript in SRT, VTT, TXT, JSON v1, word-level JSON v2 and the `edit` format',
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(50, '0.20'), video: price(100, '0.70') } },
     retentionHours: 24,
     available: true,
   },
   summarize: {
+    summary: 'transcript plus overview, key points and chapters (summary v1)',
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(75, '0.45'), video: price(125, '0.95') } },
     retentionHours: 24,
     available: true,
   },
   find_clips: {
+    summary: 'transcript plus ranked clip candidates with scores, reasons, titles and hooks (clips v1); optional `query`',
     // The spec prices find_clips for video only; audio is accepted at the same price.
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(200, '1.70'), video: price(200, '1.70') } },
@@ -110,18 +115,21 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     available: true,
   },
   extract_clip: {
+    summary: 'one frame-accurate mp4 of 1-50 segments, with the transcript re-timed to it',
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
     pricing: { by: 'call', price: price(50, '0.20') },
     retentionHours: 24,
     available: true,
   },
   extract_vertical_clip: {
+    summary: 'one 9:16 mp4 of a window, reframed on the subject, loudness-normalized',
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
     pricing: { by: 'call', price: price(50, '0.20') },
     retentionHours: 24,
     available: true,
   },
   publish_video: {
+    summary: "the video, with its transcript as captions, on the caller's connected video host channel",
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize'] },
     pricing: { by: 'call', price: price(175, '1.75') },
     retentionHours: 24,
@@ -129,6 +137,7 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     available: true,
   },
   clips_vertical: {
+    summary: 'a bundle of 1-5 vertical clips, one purchase',
     input: { kind: 'parent', parentTypes: ['find_clips'] },
     pricing: { by: 'item', price: price(50, '0.20') },
     retentionHours: 24,
@@ -136,12 +145,14 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     available: true,
   },
   edit_from_transcript: {
+    summary: 'a video edited by editing its transcript (delete words or lines, move lines)',
     input: { kind: 'parent', parentTypes: ['transcribe', 'summarize', 'find_clips'] },
     pricing: { by: 'call', price: price(100, '1.00') },
     retentionHours: 24,
     available: true,
   },
   clips_horizontal: {
+    summary: "a bundle of 1-5 16:9 clips in the source's framing",
     input: { kind: 'parent', parentTypes: ['find_clips'] },
     pricing: { by: 'item', price: price(50, '0.20') },
     retentionHours: 24,
@@ -153,12 +164,14 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
   // find_clips 2.00 + 5 clips × 0.50); what was delivered is captured. Created only by the
   // service layer (service/product-calls.ts, for MCP); no agent definition of their own.
   clips_from_video: {
+    summary: 'one call: upload, find_clips, then up to 5 vertical clips; charged for what is delivered',
     input: { kind: 'upload', media: ['video'] },
     pricing: { by: 'hold', price: cardOnly(450) },
     retentionHours: 72,
     available: true,
   },
   clips_youtube: {
+    summary: 'the same as clips_from_video, with 16:9 clips',
     input: { kind: 'upload', media: ['video'] },
     pricing: { by: 'hold', price: cardOnly(450) },
     retentionHours: 72,

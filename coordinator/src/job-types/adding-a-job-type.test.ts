@@ -4,7 +4,8 @@ import { AGENT_JOB_TYPES } from '@cutroom/shared/contracts/index';
 
 /**
  * Keeps ARCHITECTURE.md's "Adding a job type" list true: every path it names (in backticks, from
- * the repository root) exists for every agent-run type. `<type>` is the type's name with dashes;
+ * the repository root) exists for every agent-run type. `<type>` is the type's name with dashes,
+ * `<job_type>` the name as it is;
  * a `*` in the last segment must match a file that names the type (`'find_clips'`); a path ending
  * in `/` is a folder.
  */
@@ -22,7 +23,7 @@ const paths = addingAJobTypeList(architecture);
 const fileName = (type: string) => type.replaceAll('_', '-');
 
 function matches(pattern: string, type: string): string[] {
-  const path = pattern.replaceAll('<type>', fileName(type));
+  const path = pattern.replaceAll('<type>', fileName(type)).replaceAll('<job_type>', type);
   if (!path.includes('*')) return existsSync(new URL(path, root)) ? [path] : [];
   const folder = path.slice(0, path.lastIndexOf('/') + 1);
   const glob = new RegExp(`^${path.slice(folder.length).replaceAll('.', '\\.').replaceAll('*', '[^/]*')}$`);

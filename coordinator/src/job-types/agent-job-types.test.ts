@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PIPELINES } from '@cutroom/render-agent/pipelines/registry';
 import { type AgentJobType, JOB_CONTRACTS } from '@cutroom/shared/contracts/index';
@@ -16,9 +15,6 @@ import { JOB_TYPE_DEFINITIONS } from './agent-types.ts';
  * coordinator-run (publish_video).
  */
 const AGENT_RUN = JobType.options.filter((t) => JOB_TYPE_REGISTRY[t].runner === 'agent');
-
-const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-const headings = readme.split('\n').filter((line) => /^#{2,4} /.test(line));
 
 describe('every agent-run job type', () => {
   it('has a contract (shared/src/contracts/), and every contract is an agent-run type', () => {
@@ -72,13 +68,6 @@ describe('every agent-run job type', () => {
     for (const field of mcp.required) expect(tool!.input.shape[field]?.isOptional(), `${type}.${field} required over MCP`).toBe(false);
     expect(TOOL_HANDLERS[type], `${type}: no handler (coordinator/src/mcp/tools/index.ts builds them from the definitions)`).toBeDefined();
   });
-
-  it.each(AGENT_RUN)('%s: is documented under a README heading that names it', (type) => {
-    expect(
-      headings.some((h) => new RegExp(`\\b${type}\\b`).test(h)),
-      `${type}: no heading of README.md names it`,
-    ).toBe(true);
-  });
 });
 
 /** Job types of any runner deliberately offered without an MCP tool named after them, and why. */
@@ -99,12 +88,5 @@ describe('every job type, whatever runs it', () => {
     }
     expect(tool, `${type}: no MCP tool of that name (coordinator/src/mcp/catalog.ts), nor an opt-out`).toBeDefined();
     expect(TOOL_HANDLERS[type], `${type}: no handler in coordinator/src/mcp/tools/index.ts`).toBeDefined();
-  });
-
-  it.each(JobType.options)('%s: is documented under a README heading that names it', (type) => {
-    expect(
-      headings.some((h) => new RegExp(`\\b${type}\\b`).test(h)),
-      `${type}: no heading of README.md names it`,
-    ).toBe(true);
   });
 });

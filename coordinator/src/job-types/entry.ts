@@ -46,6 +46,8 @@ export interface CompositeDefinition {
   kind: 'bundle' | 'product';
   /** Why it cannot be created with POST /jobs (which call creates it instead). */
   createRefusal(): AppError;
+  /** The REST call that creates it (`POST /api/v1/jobs/{parent_job_id}/derivatives`), or null: offered over MCP only. */
+  restRoute: string | null;
   /** Paid, in the transaction that booked the payment: null when it was no longer pending (the caller refunds). */
   paid(tx: Tx, jobId: string, now: Date, reason: string, patch: JobPatch): Promise<JobRow | null>;
   /** Its upload was committed (products), in one transaction: starts its first child. Null when it moved first. */

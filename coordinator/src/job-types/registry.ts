@@ -47,3 +47,18 @@ export function compositeEntryOf(type: string): CompositeDefinition | null {
   const entry = entryOf(type);
   return entry.runner === 'composite' ? entry.definition : null;
 }
+
+/**
+ * Job types by how a caller creates them, from the registry (what the OpenAPI descriptions and the
+ * docs name, so neither lists types by hand): uploads and derivatives at POST /jobs; composites
+ * elsewhere (a bundle at POST /jobs/{id}/derivatives, an agent product by its MCP tool).
+ */
+export function typesByCreation(): { uploads: JobType[]; derivatives: JobType[]; elsewhere: JobType[] } {
+  const entries = Object.values(JOB_TYPE_REGISTRY);
+  const direct = entries.filter((e) => e.runner !== 'composite');
+  return {
+    uploads: direct.filter((e) => JOB_TYPES[e.type].input.kind === 'upload').map((e) => e.type),
+    derivatives: direct.filter((e) => JOB_TYPES[e.type].input.kind === 'parent').map((e) => e.type),
+    elsewhere: entries.filter((e) => e.runner === 'composite').map((e) => e.type),
+  };
+}

@@ -32,3 +32,4 @@ export type { ConnectionView } from '../publishing/connections.ts';
 export { requirePublishing } from '../publishing/publishing-settings.ts';
 export type { Billing } from '../payments/billing.ts';
 export { mppDocument } from '../payments/discovery.ts';
+export { typesByCreation } from '../job-types/registry.ts';

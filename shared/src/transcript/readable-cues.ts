@@ -13,7 +13,15 @@ import type { TranscriptV1, TranscriptV2 } from './transcript-v2.ts';
  * them (v1), a segment too long for one cue is split at word boundaries and its time shared out
  * by characters.
  */
-export const CUE_LAYOUT = {
+export interface CueLayout {
+  lineChars: number;
+  lines: number;
+  minMs: number;
+  maxMs: number;
+  pauseMs: number;
+}
+
+export const CUE_LAYOUT: Readonly<CueLayout> = {
   /** Characters per line (Netflix, BBC and most platforms: 37-42). */
   lineChars: 42,
   lines: 2,
@@ -23,9 +31,7 @@ export const CUE_LAYOUT = {
   maxMs: 7000,
   /** A silence at least this long ends a cue: nothing is shown over it. */
   pauseMs: 700,
-} as const;
-
-export type CueLayout = typeof CUE_LAYOUT;
+};
 
 interface Token {
   text: string;

@@ -12,6 +12,12 @@ const CREATED_BY: Readonly<Record<BundleJobType, string>> = {
   clips_horizontal: 'clips_horizontal is a clip bundle offered through the MCP tool; over REST, cut 16:9 clips with extract_clip',
 };
 
+/** The REST call that creates each bundle (http/routes/derivatives.ts); the horizontal one is MCP only. */
+const REST_ROUTE: Readonly<Record<BundleJobType, string | null>> = {
+  clips_vertical: 'POST /api/v1/jobs/{parent_job_id}/derivatives',
+  clips_horizontal: null,
+};
+
 /**
  * A clip bundle (clips_vertical, clips_horizontal): N clips of one find_clips job, bought in one
  * payment (N × the item price). Created with its children (create-bundle.ts), started when paid
@@ -23,6 +29,7 @@ export function bundleComposite(type: BundleJobType): CompositeDefinition {
     type,
     kind: 'bundle',
     createRefusal: () => new AppError('wrong_endpoint', CREATED_BY[type]),
+    restRoute: REST_ROUTE[type],
     paid: startBundle,
     childEnded: bundleChildEnded,
     childList: (job) => bundleParams(job).clips,

@@ -27,6 +27,7 @@ export function productComposite(type: AgentProduct): CompositeDefinition {
   return {
     type,
     kind: 'product',
+    restRoute: null,
     createRefusal: () =>
       new AppError(
         'wrong_endpoint',

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CheckoutResponse, CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
-import { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from '../../service/index.ts';
+import { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, typesByCreation, uploadUrlCall } from '../../service/index.ts';
 import { credentialsOf, sendServed } from '../auth.ts';
 
 export const JobIdParams = z.object({ id: z.uuid() });
@@ -10,6 +10,10 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 const security = [{ bearer: [] }];
 
 /** Job routes: each maps one service call to HTTP (credentials in, status + receipt headers out). */
+// The types each route names, from the registry (an added type appears in /openapi.json by itself).
+const byCreation = typesByCreation();
+const list = (types: readonly string[]) => types.join(', ');
+
 export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx }) => {
   app.post(
     '/jobs',
@@ -21,12 +25,12 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
         security: [...security, { payment: [] }],
         body: CreateJobRequest,
         description:
-          'Upload-based jobs (transcribe) take job_type, filename and content_type; next call GET /jobs/{id}/upload-url. ' +
-          'clips_vertical is created at POST /jobs/{parent_job_id}/derivatives (a bundle of a find_clips job, one card checkout for N clips), and clips_horizontal, clips_from_video and clips_youtube through their MCP tools: here they are a 400 naming where (see job_type). ' +
+          `Upload-based jobs (${list(byCreation.uploads)}) take job_type, filename and content_type (and their own options); next call GET /jobs/{id}/upload-url. ` +
+          `${list(byCreation.elsewhere)} are created elsewhere (clips_vertical at POST /jobs/{parent_job_id}/derivatives, a bundle of a find_clips job with one card checkout for N clips; the others through their MCP tools): here they are a 400 naming where (see job_type). ` +
           'With a session token the job starts pending (pay by hosted checkout_url, or answer the 402 of upload-url). ' +
           'Without one, a payment credential creates it paid and the response carries a new session_token. ' +
           'Without a session or a credential the answer is 402 with the challenges of paid creation (nothing is written); for the hosted card checkout, create a session first: its 201 carries checkout_url. ' +
-          'No-upload derivatives (extract_clip with source_job_id + segments; extract_vertical_clip with source_job_id + start/end and optional profile, subject, subject_id, subject_box, t_ref, subject_x_offset) ' +
+          `No-upload derivatives (${list(byCreation.derivatives)}) take source_job_id and their own fields (extract_clip: segments; extract_vertical_clip: start/end and optional profile, subject, subject_id, subject_box, t_ref, subject_x_offset; edit_from_transcript: edit; each field's description names its types) and ` +
           'need the bearer of the session that owns the parent; they are created free and unpaid (price_cents, next_endpoint process, no checkout_url): POST /jobs/{id}/process pays and starts them. ' +
           'The parent must be completed, still hold its source and be within its retention (410 otherwise). ' +
           'publish_video (source_job_id of a transcribe or summarize job of a video; optional title <= 100 chars, description, privacy_status default private) is created and paid the same way; ' +
@@ -102,7 +106,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
       config: { limit: 'payment' },
       schema: {
         tags: ['jobs'],
-        summary: 'Pay for and start a no-upload derivative job (extract_clip, extract_vertical_clip)',
+        summary: `Pay for and start a no-upload derivative job (${list(byCreation.derivatives)})`,
         description:
           'Unpaid: answers 402 with the payment challenge (MPP methods evm and card, x402); retry with `Authorization: Payment <credential>` ' +
           '(or the bearer plus the credential) and the job is paid and queued in one call. Billing off or already paid: just starts it. ' +
