@@ -52,6 +52,8 @@ describe('readableCues', () => {
     const cues = readableCues(transcript([spoken(0, 0, 'Yes.', 0.2), spoken(1, 0.5, 'No, not that one.', 0.3), spoken(2, 5, 'Fine.', 0.2)]));
     expect(cues[0]).toMatchObject({ text: 'Yes.', startMs: 0, endMs: 500 }); // the next starts at 0.5 s
     expect(cues.at(-1)).toMatchObject({ text: 'Fine.', startMs: 5000, endMs: 6000 });
+    // Nor past the end of the media: a clip's last word ends 0.1 s before the clip does.
+    expect(readableCues(transcript([spoken(0, 5.5, 'Bye.', 0.4)], 5.96)).at(-1)).toMatchObject({ startMs: 5500, endMs: 5960 });
   });
 
   it('joins the pieces Whisper splits off a word: "Two-man-eat", "it\'s"', () => {

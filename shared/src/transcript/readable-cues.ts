@@ -39,6 +39,10 @@ interface Token {
   endMs: number;
   /** Where a cue may end after this token, best first: 3 sentence end, 2 clause, 1 none. */
   strength: number;
+  /** The last word of a Whisper segment. */
+  segmentEnd?: boolean;
+  /** A cue ends after it: the last word of a segment without word timings (all that is known of its phrasing). */
+  hardEnd?: boolean;
 }
 
 /** Whisper's word pieces that attach to the previous word: "-man" in "Two-man", "'s", closing punctuation. */
@@ -85,9 +89,13 @@ const fits = (text: string, layout: CueLayout) =>
     .split('\n')
     .every((l) => l.length <= layout.lineChars);
 
-/** Tokens with times: the words of v2 segments, or a v1 segment's words with its time shared out by characters. */
-function tokensOf(t: TranscriptV2 | TranscriptV1): Token[][] {
-  return t.segments.map((s) => {
+/**
+ * Tokens with times, in one stream: the words of v2 segments, or a v1 segment's words with its
+ * time shared out by characters. Whisper's segments are not where a reader wants breaks (one
+ * often ends mid-phrase), so they only mark their last word.
+ */
+function tokensOf(t: TranscriptV2 | TranscriptV1): Token[] {
+  const runs = t.segments.map((s): Token[] => {
     const words = 'words' in s ? s.words.filter((w) => w.word.trim()) : [];
     if (words.length) {
       // Pieces that attach ("-man") become part of the word before them.
@@ -116,12 +124,19 @@ function tokensOf(t: TranscriptV2 | TranscriptV1): Token[][] {
       return { text: p, startMs: from, endMs: startMs + Math.round((span * at) / total), strength: strengthOf(p) };
     });
   });
+  t.segments.forEach((s, i) => {
+    const last = runs[i]!.at(-1);
+    if (last) Object.assign(last, { segmentEnd: true, hardEnd: !('words' in s) || !s.words.some((w) => w.word.trim()) });
+  });
+  return runs.flat();
 }
 
 /**
- * Splits one run of tokens (a segment) into cues: a cue grows word by word until the next word
- * would overflow its two lines or its 7 s, or a pause comes; it then ends at the best place
- * inside it (a sentence end, else a clause end, in its later two thirds), else before that word.
+ * Splits the stream of tokens into cues: a cue grows word by word until the next word would
+ * overflow its two lines or its 7 s, or a pause comes; it then ends at the best place inside it
+ * (a sentence end, else a clause end, in its later two thirds), else before that word. A sentence
+ * end closes a cue that reads well on its own, or one where Whisper's segment ended too; a
+ * segment without word timings is never joined to the next.
  */
 function layoutRun(tokens: readonly Token[], layout: CueLayout): Token[][] {
   const cues: Token[][] = [];
@@ -149,8 +164,7 @@ function layoutRun(tokens: readonly Token[], layout: CueLayout): Token[][] {
       continue;
     }
     cue = next;
-    // A sentence end closes a cue that already reads well on its own.
-    if (tok.strength === 3 && textOf(cue).length >= layout.lineChars / 2) {
+    if (tok.hardEnd || (tok.strength === 3 && (tok.segmentEnd || textOf(cue).length >= layout.lineChars / 2))) {
       cues.push(cue);
       cue = [];
     }
@@ -161,15 +175,18 @@ function layoutRun(tokens: readonly Token[], layout: CueLayout): Token[][] {
 
 /**
  * The transcript's cues, laid out for reading (CUE_LAYOUT): wrapped text (`\n` between its two
- * lines), sorted, never overlapping, each shown at least `minMs` where the next cue leaves room.
+ * lines), sorted, never overlapping, each shown at least `minMs` where the next cue and the end
+ * of the media leave room.
  */
 export function readableCues(t: TranscriptV2 | TranscriptV1, layout: CueLayout = CUE_LAYOUT): Cue[] {
-  const laid = tokensOf(t).flatMap((run) => layoutRun(run, layout));
+  const laid = layoutRun(tokensOf(t), layout);
   const raw = laid.map((ts) => ({ start: ts[0]!.startMs / 1000, end: ts.at(-1)!.endMs / 1000, text: joinWords(ts.map((x) => x.text)) }));
   // Sorted and made non-overlapping by the same rules as before; then held to the minimum.
   const cues = normalizeCues(raw);
+  // Held, but never past the next cue nor the end of the media (a clip's last cue ends in the clip).
+  const mediaEnd = t.duration > 0 ? secondsToMs(t.duration) : Number.POSITIVE_INFINITY;
   return cues.map((c, i) => {
-    const nextStart = cues[i + 1]?.startMs ?? Number.POSITIVE_INFINITY;
+    const nextStart = Math.min(cues[i + 1]?.startMs ?? Number.POSITIVE_INFINITY, mediaEnd);
     const endMs = c.endMs - c.startMs < layout.minMs ? Math.max(c.endMs, Math.min(c.startMs + layout.minMs, nextStart)) : c.endMs;
     return { startMs: c.startMs, endMs, text: wrapCueText(c.text, layout) };
   });
