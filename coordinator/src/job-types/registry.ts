@@ -53,12 +53,13 @@ export function compositeEntryOf(type: string): CompositeDefinition | null {
  * docs name, so neither lists types by hand): uploads and derivatives at POST /jobs; composites
  * elsewhere (a bundle at POST /jobs/{id}/derivatives, an agent product by its MCP tool).
  */
-export function typesByCreation(): { uploads: JobType[]; derivatives: JobType[]; elsewhere: JobType[] } {
+export function typesByCreation(): { uploads: JobType[]; derivatives: JobType[]; elsewhere: JobType[]; mcpOnly: JobType[] } {
   const entries = Object.values(JOB_TYPE_REGISTRY);
   const direct = entries.filter((e) => e.runner !== 'composite');
   return {
     uploads: direct.filter((e) => JOB_TYPES[e.type].input.kind === 'upload').map((e) => e.type),
     derivatives: direct.filter((e) => JOB_TYPES[e.type].input.kind === 'parent').map((e) => e.type),
     elsewhere: entries.filter((e) => e.runner === 'composite').map((e) => e.type),
+    mcpOnly: entries.flatMap((e) => (e.runner === 'composite' && !e.definition.restRoute ? [e.type] : [])),
   };
 }

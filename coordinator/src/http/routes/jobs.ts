@@ -26,7 +26,7 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
         body: CreateJobRequest,
         description:
           `Upload-based jobs (${list(byCreation.uploads)}) take job_type, filename and content_type (and their own options); next call GET /jobs/{id}/upload-url. ` +
-          `${list(byCreation.elsewhere)} are created elsewhere (clips_vertical at POST /jobs/{parent_job_id}/derivatives, a bundle of a find_clips job with one card checkout for N clips; the others through their MCP tools): here they are a 400 naming where (see job_type). ` +
+          `clips_vertical is created at POST /jobs/{parent_job_id}/derivatives (a bundle of a find_clips job, one card checkout for N clips), and ${list(byCreation.mcpOnly)} through their MCP tools: here they are a 400 naming where (see job_type). ` +
           'With a session token the job starts pending (pay by hosted checkout_url, or answer the 402 of upload-url). ' +
           'Without one, a payment credential creates it paid and the response carries a new session_token. ' +
           'Without a session or a credential the answer is 402 with the challenges of paid creation (nothing is written); for the hosted card checkout, create a session first: its 201 carries checkout_url. ' +
