@@ -2,7 +2,6 @@
 // processor fake, which signs webhooks back to the coordinator; mppx's stock client pays the
 // MPP `stripe` method with Shared Payment Tokens minted on the fake. Cases share one stack and
 // one session; each case makes its own job so a failure stays local.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
@@ -16,6 +15,7 @@ import { signatureHeader, type StripeFake } from './fakes/stripe/index.ts';
 import { waitFor } from './fixtures/index.ts';
 import { librivoxUtterances } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
+import { undecodableMp4 } from './harness/bad-media.ts';
 
 const SWEEP_MS = 250;
 
@@ -293,7 +293,7 @@ describe('card rail on the real stack', () => {
   it('a failed job is refunded on the card exactly once', async () => {
     const paid = await paidByCheckout();
     const up = await stack.api.call('GET', `/api/v1/jobs/${paid.id}/upload-url`, { token });
-    expect((await fetch(up.body.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: randomBytes(100_000) })).ok).toBe(true);
+    expect((await fetch(up.body.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: undecodableMp4(100_000) })).ok).toBe(true);
     expect((await stack.api.call('POST', `/api/v1/jobs/${paid.id}/complete-upload`, { token })).status).toBe(200);
     const failed = await stack.api.waitForJob(token, paid.id);
     expect(failed).toMatchObject({ status: 'failed', payment_status: 'refunded' });

@@ -12,6 +12,7 @@ import { waitFor } from './fixtures/index.ts';
 import { chainPayer, decodeReceipt } from './harness/chain-payer.ts';
 import { librivoxUtterances } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
+import { undecodableMp4 } from './harness/bad-media.ts';
 
 const PROBLEMS = 'https://paymentauth.org/problems/';
 const JOB_PRICE = 200_000n; // transcribe (audio) on the chain rail: 0.20 USDC
@@ -296,7 +297,7 @@ describe('paying the running service on the chain rail', () => {
     await fetch(((await paid.json()) as { upload_url: string }).upload_url, {
       method: 'PUT',
       headers: { 'content-type': 'audio/wav' },
-      body: randomBytes(64 * 1024),
+      body: undecodableMp4(64 * 1024),
     });
     expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
 
@@ -472,7 +473,7 @@ describe('paying the running service on the chain rail', () => {
       await fetch(((await paid.json()) as { upload_url: string }).upload_url, {
         method: 'PUT',
         headers: { 'content-type': 'audio/wav' },
-        body: randomBytes(64 * 1024),
+        body: undecodableMp4(64 * 1024),
       });
       expect((await stack.api.call('POST', `/api/v1/jobs/${id}/complete-upload`, { token })).status).toBe(200);
       expect(await stack.api.waitForJob(token, id)).toMatchObject({ status: 'failed', payment_status: 'refunded' });

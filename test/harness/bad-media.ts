@@ -107,3 +107,18 @@ export function cutTail(src: string, out: string, fraction: number): void {
 export async function longSilence(out: string, seconds: number): Promise<void> {
   await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono', '-t', String(seconds), '-c:a', 'flac', out]);
 }
+
+/**
+ * An upload that passes complete-upload's signature check (an MP4 `ftyp` box) and then cannot be
+ * decoded (random bytes where the movie should be): the agent's probe fails it as media_invalid,
+ * so the job ends failed and is refunded. For tests of what a failed paid job does.
+ */
+export function undecodableMp4(size: number): Buffer {
+  const ftyp = Buffer.alloc(24);
+  ftyp.writeUInt32BE(24, 0);
+  ftyp.write('ftypmp42', 4, 'ascii');
+  ftyp.write('mp42isom', 16, 'ascii');
+  const chunks: Buffer[] = [ftyp];
+  for (let i = 0, n = 0; n < size; i++, n += 32) chunks.push(createHash('sha256').update(`undecodable:${i}`).digest());
+  return Buffer.concat(chunks).subarray(0, 24 + size);
+}

@@ -7,6 +7,7 @@ import { claimJob } from '../agents/claim.ts';
 import { jobOutputs } from '../db/schema.ts';
 import { completeUploadCall, createJobCall, createSessionCall } from '../service/index.ts';
 import { createEngineCtx, type EngineCtx, jobRow } from '../testing/engine-ctx.ts';
+import { mp4Bytes, wavBytes } from '../testing/media-bytes.ts';
 
 /** summarize through the engine (PGlite, manual clock): prices, the request, the claim, the probe check, completion. */
 let ctx: EngineCtx;
@@ -27,7 +28,7 @@ async function creds() {
 async function queued(contentType = 'audio/wav') {
   const c = await creds();
   const created = await createJobCall(ctx, c, { job_type: 'summarize', filename: 'talk.wav', content_type: contentType, language: 'en' });
-  await ctx.blobs.put(`jobs/${created.value.job_id}/upload`, Buffer.from('RIFF not really a wav'), contentType);
+  await ctx.blobs.put(`jobs/${created.value.job_id}/upload`, contentType.startsWith('video/') ? mp4Bytes() : wavBytes(), contentType);
   await completeUploadCall(ctx, c, created.value.job_id);
   const r = await claimJob(ctx, { v: 1, job_id: created.value.job_id, agent_id: 'agent-1' });
   if (!r.claimed) throw new Error(`not claimed: ${r.reason}`);

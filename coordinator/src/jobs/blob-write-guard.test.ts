@@ -10,6 +10,7 @@ import { leasePass } from '../sweeper/lease-pass.ts';
 import { sweepOnce, sweepPolicy } from '../sweeper/sweeper.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
 import { jobBlobWriteCheck } from './blob-write-guard.ts';
+import { wavBytes } from '../testing/media-bytes.ts';
 
 // The local store's routes with the job check the coordinator injects: a signed PUT writes only
 // while what it was signed for is still open.
@@ -26,7 +27,7 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const put = (url: string, body: string, contentType: string) => {
+const put = (url: string, body: string | Buffer, contentType: string) => {
   const u = new URL(url);
   return app.inject({ method: 'PUT', url: u.pathname + u.search, payload: body, headers: { 'content-type': contentType } });
 };
@@ -47,22 +48,22 @@ describe('local PUT guarded by the job (PGlite, manual clock)', () => {
     const c = await caller();
     const id = (await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' })).value.job_id;
     const { upload_url } = (await uploadUrlCall(ctx, c, id)).value;
-    expect((await put(upload_url, 'RIFF first', 'audio/wav')).statusCode).toBe(200);
+    expect((await put(upload_url, wavBytes(), 'audio/wav')).statusCode).toBe(200);
     await completeUploadCall(ctx, c, id);
-    expect(await jobRow(ctx, id)).toMatchObject({ status: 'extracting_audio', fileSize: 10 });
+    expect(await jobRow(ctx, id)).toMatchObject({ status: 'extracting_audio', fileSize: wavBytes().length });
 
     // The URL is still valid for an hour, but the job is queued: nothing may replace its input.
     const late = await put(upload_url, 'RIFF something else entirely', 'audio/wav');
     expect(late.statusCode).toBe(409);
     expect(late.json()).toEqual({ error: `the upload of job ${id} is closed (status extracting_audio); nothing was stored` });
-    expect((await ctx.blobs.getBytes(`jobs/${id}/source`)).toString()).toBe('RIFF first');
+    expect(await ctx.blobs.getBytes(`jobs/${id}/source`)).toEqual(wavBytes());
     expect(await ctx.blobs.head(`jobs/${id}/upload`)).toBeNull();
   });
 
   it('accepts outputs only from the attempt that holds the job, and none once it completed', async () => {
     const c = await caller();
     const id = (await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' })).value.job_id;
-    await ctx.blobs.put(`jobs/${id}/upload`, 'RIFF', 'audio/wav');
+    await ctx.blobs.put(`jobs/${id}/upload`, wavBytes(), 'audio/wav');
     await completeUploadCall(ctx, c, id);
     const stale = await claim(id, 'frozen');
     ctx.clock.advance(30_001);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobCall, createSessionCall, completeUploadCall, uploadUrlCall } from '../service/index.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
+import { wavBytes } from '../testing/media-bytes.ts';
 
 let ctx: EngineCtx;
 beforeAll(async () => {
@@ -64,11 +65,31 @@ describe('job creation through the service layer (billing off, PGlite)', () => {
     const id = created.value.job_id;
     expect((await uploadUrlCall(ctx, c, id)).value.upload_url).toMatch(/^http/);
     await expect(completeUploadCall(ctx, c, id)).rejects.toMatchObject({ code: 'upload_missing', next: { call: 'upload_url', jobId: id } });
-    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('bytes'), 'audio/wav');
+    await ctx.blobs.put(`jobs/${id}/upload`, wavBytes(), 'audio/wav');
     const before = ctx.notified.outbox;
     expect((await completeUploadCall(ctx, c, id)).value).toEqual({ job_id: id, status: 'processing' });
     expect((await completeUploadCall(ctx, c, id)).value).toEqual({ job_id: id, status: 'processing' });
     expect(ctx.notified.outbox).toBe(before + 1);
-    expect(await jobRow(ctx, id)).toMatchObject({ status: 'extracting_audio', fileSize: 5 });
+    expect(await jobRow(ctx, id)).toMatchObject({ status: 'extracting_audio', fileSize: wavBytes().length });
+  });
+
+  it('refuses at complete-upload a file that is not audio or video, at once, and keeps the job open for the right file', async () => {
+    const c = await creds();
+    const id = (await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'talk.wav', content_type: 'audio/wav' })).value.job_id;
+    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('Agenda\n1. budget\n2. hiring\n'), 'audio/wav');
+    const before = ctx.notified.outbox;
+    await expect(completeUploadCall(ctx, c, id)).rejects.toMatchObject({
+      code: 'unsupported_media',
+      status: 400,
+      message: expect.stringMatching(/^the uploaded file is text, not audio or video \(declared audio\/wav\): PUT the recording/),
+      next: { call: 'upload_url', jobId: id },
+    });
+    // Nothing queued, nothing committed; the bad upload is gone and the job still takes one.
+    expect(ctx.notified.outbox).toBe(before);
+    expect(await jobRow(ctx, id)).toMatchObject({ status: 'uploading', paymentStatus: 'paid' });
+    expect(await ctx.blobs.head(`jobs/${id}/upload`)).toBeNull();
+    expect(await ctx.blobs.head(`jobs/${id}/source`)).toBeNull();
+    await ctx.blobs.put(`jobs/${id}/upload`, wavBytes(), 'audio/wav');
+    expect((await completeUploadCall(ctx, c, id)).value).toEqual({ job_id: id, status: 'processing' });
   });
 });

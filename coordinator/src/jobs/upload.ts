@@ -7,6 +7,7 @@ import type { BlobHead } from '../storage/blob-store.ts';
 import { reloadJob, uploadKeyOf } from './job-access.ts';
 import { uploadUrlExpiry } from './open-job-expiry.ts';
 import { isActive } from './transitions.ts';
+import { SNIFF_BYTES, sniffMedia } from './media-sniff.ts';
 
 export function requireUploadJob(job: JobRow): void {
   if (!takesUpload(job.jobType)) {
@@ -56,6 +57,24 @@ async function checkSize(ctx: Ctx, key: string, head: BlobHead): Promise<void> {
 }
 
 /**
+ * The upload must be audio or video by its first bytes (jobs/media-sniff.ts): a text file, an
+ * image or a document is refused now, with a 400 that says what it looks like, instead of failing
+ * minutes later at the agent's probe. The bad file is deleted and the job stays open (paid,
+ * `uploading`): the caller PUTs the recording again and calls complete-upload; a job never
+ * completed expires and a paid one is refunded.
+ */
+async function checkSignature(ctx: Ctx, job: JobRow, key: string): Promise<void> {
+  const sniffed = await sniffMedia(await ctx.blobs.getBytes(key, SNIFF_BYTES));
+  if (sniffed.isMedia) return;
+  await ctx.blobs.delete(key);
+  throw new AppError(
+    'unsupported_media',
+    `the uploaded file is ${sniffed.looksLike}, not audio or video (declared ${job.contentType}): PUT the recording to the upload URL again, then call complete-upload; the job stays open and nothing more is charged`,
+    { next: { call: 'upload_url', jobId: job.id } },
+  );
+}
+
+/**
  * Commits the caller's upload: checks its size, then moves it from the key its URL writes to the
  * job's source key inside the store, and checks what was committed again. The upload URL may
  * still be valid, but nothing it writes can reach the committed source, so the file agents
@@ -74,6 +93,7 @@ async function commitUpload(ctx: Ctx, job: JobRow, source: string): Promise<Blob
     return committed;
   }
   await checkSize(ctx, uploaded, head);
+  await checkSignature(ctx, job, uploaded);
   const committed = await ctx.blobs.move(uploaded, source);
   if (committed) await checkSize(ctx, source, committed);
   return committed;

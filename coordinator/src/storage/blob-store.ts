@@ -26,8 +26,8 @@ export interface BlobStore {
   presignPut(key: string, opts: PresignPutOptions): Promise<string>;
   /** null when absent */
   head(key: string): Promise<BlobHead | null>;
-  /** throws BlobNotFoundError when absent */
-  getBytes(key: string): Promise<Buffer>;
+  /** The object, or only its first `firstBytes` bytes (a ranged read). Throws BlobNotFoundError when absent. */
+  getBytes(key: string, firstBytes?: number): Promise<Buffer>;
   put(key: string, body: Buffer | string, contentType: string): Promise<void>;
   /** idempotent: deleting an absent key succeeds */
   delete(key: string): Promise<void>;

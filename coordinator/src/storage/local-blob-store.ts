@@ -1,6 +1,6 @@
 // BlobStore on a local folder, for single-machine installs and tests. Presigned URLs point at the
 // coordinator itself (see local-blob-routes.ts), signed with an HMAC secret.
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { BlobHead, BlobStore, PresignGetOptions, PresignPutOptions } from './blob-store.ts';
@@ -90,10 +90,18 @@ export class LocalBlobStore implements BlobStore {
     return file && { size: file.size, contentType: file.contentType };
   }
 
-  async getBytes(key: string): Promise<Buffer> {
+  async getBytes(key: string, firstBytes?: number): Promise<Buffer> {
     const file = await this.locate(key);
     if (!file) throw new BlobNotFoundError(key);
-    return readFile(file.path);
+    if (firstBytes === undefined) return readFile(file.path);
+    const handle = await open(file.path, 'r');
+    try {
+      const buf = Buffer.alloc(firstBytes);
+      const { bytesRead } = await handle.read(buf, 0, firstBytes, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
 
   async put(key: string, body: Buffer | string, contentType: string): Promise<void> {

@@ -115,10 +115,11 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async getBytes(key: string): Promise<Buffer> {
+  async getBytes(key: string, firstBytes?: number): Promise<Buffer> {
     assertValidBlobKey(key);
     try {
-      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      const range = firstBytes === undefined ? {} : { Range: `bytes=0-${Math.max(0, firstBytes - 1)}` };
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, ...range }));
       if (!out.Body) throw new Error(`S3 returned no body for ${key}`);
       return Buffer.from(await out.Body.transformToByteArray());
     } catch (err) {

@@ -9,6 +9,7 @@ import { completeUploadCall, createJobCall, createSessionCall, deleteOutputCall,
 import { BlobDeleteError } from '../storage/blob-store.ts';
 import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
 import { sweepOnce, sweepPolicy } from './sweeper.ts';
+import { wavBytes } from '../testing/media-bytes.ts';
 
 let ctx: EngineCtx;
 beforeAll(async () => {
@@ -213,7 +214,7 @@ describe('sweeper: jobs that never start', () => {
     const c = await newCaller();
     const id = (await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' })).value.job_id;
     await uploadUrlCall(ctx, c, id);
-    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('RIFF'), 'audio/wav');
+    await ctx.blobs.put(`jobs/${id}/upload`, wavBytes(), 'audio/wav');
     ctx.clock.advance(2 * HOUR - 1000);
     await completeUploadCall(ctx, c, id);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'extracting_audio', expiresAt: null, sourceKey: `jobs/${id}/source` });
@@ -272,7 +273,7 @@ describe('sweeper: retention and purge', () => {
   it('removes everything under the job once the caller deleted its source and outputs, and again after the last output URL lapsed', async () => {
     const c = await newCaller();
     const id = (await createJobCall(ctx, c, { job_type: 'transcribe', filename: 'a.wav', content_type: 'audio/wav' })).value.job_id;
-    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('RIFF'), 'audio/wav');
+    await ctx.blobs.put(`jobs/${id}/upload`, wavBytes(), 'audio/wav');
     await completeUploadCall(ctx, c, id);
     const lost = await claim(id, 'first');
     ctx.clock.advance(30_001);

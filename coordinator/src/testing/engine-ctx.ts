@@ -12,6 +12,7 @@ import { natsAuthKeys, newNatsAuthSeeds } from '../nats-auth/keys.ts';
 import { LocalBlobStore } from '../storage/local-blob-store.ts';
 import { pgliteTemplate } from './pglite-template.ts';
 import { eq, sql } from 'drizzle-orm';
+import { mp4Bytes, wavBytes } from './media-bytes.ts';
 
 export type EngineCtx = Ctx & {
   clock: ReturnType<typeof createManualClock>;
@@ -103,7 +104,7 @@ export async function queueTranscribeJob(ctx: EngineCtx, opts: { contentType?: s
   const contentType = opts.contentType ?? 'audio/wav';
   const created = await createJobCall(ctx, creds, { job_type: 'transcribe', filename: 'talk.wav', content_type: contentType });
   // Where the upload URL writes; complete-upload commits it to the job's source.
-  await ctx.blobs.put(`jobs/${created.value.job_id}/upload`, Buffer.from('RIFF not really a wav'), contentType);
+  await ctx.blobs.put(`jobs/${created.value.job_id}/upload`, contentType.startsWith('video/') ? mp4Bytes() : wavBytes(), contentType);
   await completeUploadCall(ctx, creds, created.value.job_id);
   return { jobId: created.value.job_id, token: session.session_token };
 }

@@ -126,7 +126,8 @@ function tokensOf(t: TranscriptV2 | TranscriptV1): Token[] {
   });
   t.segments.forEach((s, i) => {
     const last = runs[i]!.at(-1);
-    if (last) Object.assign(last, { segmentEnd: true, hardEnd: !('words' in s) || !s.words.some((w) => w.word.trim()) });
+    const timed = 'words' in s && (s as TranscriptV2['segments'][number]).words.some((w) => w.word.trim());
+    if (last) Object.assign(last, { segmentEnd: true, hardEnd: !timed });
   });
   return runs.flat();
 }

@@ -7,6 +7,7 @@ import { createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ct
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
 import { compositeRuns, driveComposite, STEP_LEASE_MS, STEP_RETRY_MS } from '../steps.ts';
 import { runProductStep } from './product-steps.ts';
+import { mp4Bytes } from '../../testing/media-bytes.ts';
 
 /**
  * Agent products with billing off (the zero-config default: free, like every job type): the
@@ -27,7 +28,7 @@ describe('agent products, billing off: the steps', () => {
     const { value } = await createProductCall(ctx, c, product, { filename: 'talk.mp4', content_type: 'video/mp4', ...req } as never);
     expect(value).toEqual({ job_id: expect.any(String), job_type: product, payment_status: 'paid', price_cents: 450, next_endpoint: 'upload-url' });
     expect((await uploadUrlCall(ctx, c, value.job_id)).value.upload_url).toContain(`jobs/${value.job_id}/upload`);
-    await ctx.blobs.put(`jobs/${value.job_id}/upload`, Buffer.from('not really a video'), 'video/mp4');
+    await ctx.blobs.put(`jobs/${value.job_id}/upload`, mp4Bytes(), 'video/mp4');
     expect((await completeUploadCall(ctx, c, value.job_id)).value).toEqual({ job_id: value.job_id, status: 'processing' });
     const findId = ((await jobRow(ctx, value.job_id)).params['find_clips'] as { job_id: string }).job_id;
     return { c, id: value.job_id, findId };
@@ -39,7 +40,7 @@ describe('agent products, billing off: the steps', () => {
       status: 'analyzing',
       paymentStatus: 'paid',
       amountPaidCents: 0,
-      fileSize: 18,
+      fileSize: mp4Bytes().length,
       progress: expect.objectContaining({ stage: 'find_clips' }),
     });
     expect(await jobRow(ctx, findId)).toMatchObject({
@@ -54,7 +55,7 @@ describe('agent products, billing off: the steps', () => {
     });
     // Moved in the store: the child's source is the upload, and no URL writes it.
     expect(await ctx.blobs.head(`jobs/${id}/upload`)).toBeNull();
-    expect((await ctx.blobs.head(`jobs/${findId}/source`))?.size).toBe(18);
+    expect((await ctx.blobs.head(`jobs/${findId}/source`))?.size).toBe(mp4Bytes().length);
     const wakeups = async (jobId: string) => (await ctx.db.select().from(outbox)).filter((r) => (r.payload as { job_id: string }).job_id === jobId).length;
     expect([await wakeups(findId), await wakeups(id)]).toEqual([1, 0]);
     // Repeating complete-upload starts nothing twice.

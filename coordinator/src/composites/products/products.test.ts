@@ -15,6 +15,7 @@ import { compositeRuns, driveComposite } from '../steps.ts';
 import { startStepWorker } from '../../durable/step-worker.ts';
 import { captureDue } from './product-steps.ts';
 import type { Settle } from './product-params.ts';
+import { mp4Bytes } from '../../testing/media-bytes.ts';
 
 const WEBHOOK_SECRET = 'whsec_product_test_0123456789';
 
@@ -80,7 +81,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     const c = await productCreds(ctx);
     const { value } = await createProductCall(ctx, c, product, { ...video, ...req } as never);
     const pi = await payCheckout(value.card_checkout_session_id!);
-    await ctx.blobs.put(`jobs/${value.job_id}/upload`, Buffer.from('not really a video'), 'video/mp4');
+    await ctx.blobs.put(`jobs/${value.job_id}/upload`, mp4Bytes(), 'video/mp4');
     await completeUploadCall(ctx, c, value.job_id);
     const findId = ((await jobRow(ctx, value.job_id)).params['find_clips'] as { job_id: string }).job_id;
     return { c, id: value.job_id, pi, findId };
@@ -151,7 +152,7 @@ describe('agent products, billing on (card holds on the processor fake)', () => 
     await expect(uploadUrlCall(ctx, { ...c, authorization: credential }, id)).resolves.toBeDefined();
     expect(fake.state.sharedPaymentTokens.get(spt)!.amountUsed).toBe(450);
 
-    await ctx.blobs.put(`jobs/${id}/upload`, Buffer.from('not really a video'), 'video/mp4');
+    await ctx.blobs.put(`jobs/${id}/upload`, mp4Bytes(), 'video/mp4');
     await completeUploadCall(ctx, c, id);
     const findId = ((await jobRow(ctx, id)).params['find_clips'] as { job_id: string }).job_id;
     await completeFindClips(ctx, findId, [candidate('c1', 80, 10, 140), candidate('c2', 70, 150, 300), candidate('c3', 10, 300, 420)]);
