@@ -40,12 +40,16 @@ export function describeBlobStoreContract(name: string, makeStore: () => Promise
       await store.put(key, Buffer.from([0, 1, 2, 255]), 'application/octet-stream');
       expect(await store.head(key)).toEqual({ size: 4, contentType: 'application/octet-stream' });
       expect(await store.getBytes(key)).toEqual(Buffer.from([0, 1, 2, 255]));
+      // A ranged read: the first bytes only, or the whole object when it is shorter.
+      expect(await store.getBytes(key, 2)).toEqual(Buffer.from([0, 1]));
+      expect(await store.getBytes(key, 4100)).toEqual(Buffer.from([0, 1, 2, 255]));
     });
 
     it('reports missing keys: head null, getBytes BlobNotFoundError, delete idempotent', async () => {
       const key = `${prefix()}source`;
       expect(await store.head(key)).toBeNull();
       await expect(store.getBytes(key)).rejects.toBeInstanceOf(BlobNotFoundError);
+      await expect(store.getBytes(key, 16)).rejects.toBeInstanceOf(BlobNotFoundError);
       await store.put(key, 'x', 'text/plain');
       await store.delete(key);
       await store.delete(key);
