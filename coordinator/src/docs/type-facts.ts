@@ -1,5 +1,6 @@
 import { JOB_TYPES, type JobType, type Price } from '@cutroom/shared/job-types';
-import { MCP_TOOLS } from '../mcp/catalog.ts';
+import { PRICES } from '@cutroom/shared/prices';
+import { MCP_TOOLS, type ToolEntry } from '../mcp/catalog.ts';
 import { JOB_TYPE_REGISTRY } from '../job-types/registry.ts';
 
 /**
@@ -102,6 +103,29 @@ export function jobTypesTable(base: string): string {
   return ['| job type | what it gives | input | created with | MCP tool |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
+/** What a tool costs, in words. */
+function toolPrice(tool: ToolEntry): string {
+  const p = tool.price;
+  switch (p.kind) {
+    case 'free':
+      return 'free';
+    case 'job':
+      return pricesText(p.jobType);
+    case 'per_clip':
+      return pricesText(p.jobType);
+    case 'hold':
+      return pricesText(p.product);
+    case 'smoke_test':
+      return `${((PRICES.smoke_test.chainUnits ?? 0) / 1e6).toFixed(2)} USDC (chain only: below the card minimum)`;
+  }
+}
+
+/** Every MCP tool (mcp/catalog.ts) in the order tools/list gives them: name, title, price. */
+export function mcpToolsTable(): string {
+  const rows = MCP_TOOLS.map((t) => `| \`${t.name}\` | ${t.title} | ${toolPrice(t)} |`);
+  return ['| tool | what it does | price |', '| --- | --- | --- |', ...rows].join('\n');
+}
+
 const REGION = /<!-- generated: ([\w-]+) -->\n[\s\S]*?<!-- \/generated -->/g;
 
 /**
@@ -118,6 +142,8 @@ export function renderGenerated(path: string, text: string): string {
       body = typeFacts(type as JobType);
     } else if (name === 'job-types') {
       body = jobTypesTable(path.startsWith('docs/job-types/') ? '' : path.startsWith('docs/') ? 'job-types/' : 'docs/job-types/');
+    } else if (name === 'mcp-tools') {
+      body = mcpToolsTable();
     } else {
       throw new Error(`${path}: unknown generated region ${name}`);
     }
