@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -135,6 +135,32 @@ describe('render-agent loop on the real stack', () => {
     expect(distinct.length, `fractions seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
     expect(distinct.at(-1)!).toBeGreaterThan(distinct[0]!);
+  });
+
+  it('runs a short job of another kind while a long one runs (slots by work kind): find_clips is not held behind a long transcribe', async () => {
+    const { api } = stack;
+    const longer = join(work, 'longer.wav');
+    await concatWavs(
+      utterances.map((u) => u.file),
+      longer,
+      10,
+    );
+    const longId = await api.submitTranscribe(token, longer, 'longer.wav', 'audio/wav');
+    await api.waitForJob(token, longId, (j) => j.status === 'transcribing', 60_000);
+    // A find_clips (work kind understand) of a 3 s recording: shorter than a clip, so no text model runs.
+    const created = await api.call('POST', '/api/v1/jobs', { token, json: { job_type: 'find_clips', filename: 'short.wav', content_type: 'audio/wav' } });
+    const shortId = created.body.job_id as string;
+    const up = await api.call('GET', `/api/v1/jobs/${shortId}/upload-url`, { token });
+    expect((await fetch(up.body.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: readFileSync(short) })).ok).toBe(true);
+    expect((await api.call('POST', `/api/v1/jobs/${shortId}/complete-upload`, { token })).status).toBe(200);
+    const done = await api.waitForJob(token, shortId, undefined, 120_000);
+    expect(done.status, done.error_message).toBe('completed');
+    // It ended while the long transcribe still ran, on the same (only) agent.
+    expect((await api.call('GET', `/api/v1/jobs/${longId}`, { token })).body.status).toBe('transcribing');
+    expect(await whoDid(shortId)).toEqual([['test-agent-1', 'completed']]);
+    const long = await api.waitForJob(token, longId, undefined, 180_000);
+    expect(long.status, long.error_message).toBe('completed');
+    expect(await whoDid(longId)).toEqual([['test-agent-1', 'completed']]);
   });
 
   it('fences a frozen agent whose lease was taken over: it writes nothing and recovers', async () => {

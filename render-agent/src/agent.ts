@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { PIPELINES } from './pipelines/registry.ts';
 import { getWorkConsumer } from './work-consumers.ts';
 import { pullAny } from './pull-any.ts';
+import { freeKinds, parseSlots } from './slots.ts';
 
 export interface StartAgentOptions {
   /** @default a pino logger at config.logLevel */
@@ -48,7 +49,8 @@ const DRAINED_POLL_MS = 3_000;
 export const PULL_EXPIRES_MS = 5_000;
 
 /**
- * Connects, announces what this host can do, then pulls wake-ups and runs one job at a time.
+ * Connects, announces what this host can do, then pulls wake-ups and runs jobs in slots by work
+ * kind (slots.ts: by default one of each kind at once, on a host large enough).
  * Throws if NATS is unreachable or the host can serve no work kind; waits (logging) for the
  * coordinator and its consumers otherwise.
  */
@@ -74,6 +76,7 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
   const detected = await detectCapabilities(config, logger, PIPELINES);
   const kinds = detected.capabilities.work_kinds;
   if (kinds.length === 0) throw new Error(`this host can serve no work kind: ${describeMissing(detected.missing)}`);
+  const slots = parseSlots(config.slots);
 
   // NATS comes after registering: the coordinator signs this host's NATS user (docs/adr/0009).
   let natsConnection: NatsConnection | undefined;
@@ -116,17 +119,29 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
     return new Map<WorkKind, Consumer>(consumers);
   })();
 
+  // Jobs in flight by kind; a slot freed wakes the pull loop to ask for that kind again.
+  const running = new Map<WorkKind, number>();
+  const inFlight = new Set<Promise<void>>();
+  let slotFreed = new AbortController();
   const loop = (async () => {
     const consumers = await ready;
-    logger.info('pulling work');
+    logger.info({ slots: slots.perKind, total: slots.total }, 'pulling work');
     while (!stopSignal.aborted) {
       if (isDrained()) {
-        // Drained: no pulls; ask every few seconds whether an operator resumed us.
+        // Drained: no pulls (jobs in flight finish); ask every few seconds whether an operator resumed us.
         await clock.sleep(DRAINED_POLL_MS, stopSignal).catch(() => undefined);
         if (!stopSignal.aborted) await announce();
         continue;
       }
-      const { msg, kind, failed } = await pullAny(consumers, stopSignal, PULL_EXPIRES_MS);
+      const free = freeKinds(slots, running, [...consumers.keys()]);
+      if (free.length === 0) {
+        // Every slot busy: wait for a job to end.
+        await Promise.race([...inFlight]);
+        continue;
+      }
+      const pullSignal = AbortSignal.any([stopSignal, slotFreed.signal]);
+      const { msg, kind, failed } = await pullAny(new Map(free.map((k) => [k, consumers.get(k)!])), pullSignal, PULL_EXPIRES_MS);
+      if (slotFreed.signal.aborted) slotFreed = new AbortController();
       if (stopSignal.aborted) {
         // Answered as we stop: straight back to another agent instead of waiting out its ack deadline.
         msg?.nak();
@@ -138,14 +153,21 @@ export async function startAgent(configured: AgentConfig, options: StartAgentOpt
         await clock.sleep(1_000, stopSignal).catch(() => undefined);
         if (!stopSignal.aborted) consumers.set(f.kind, await getWorkConsumer(natsConnection!, f.kind, stopSignal, logger, clock));
       }
-      if (!msg) continue;
-      try {
-        // One job at a time: the next pulls wait for this one to end.
-        await handleWakeup(msg, deps);
-      } catch (err) {
-        logger.error({ kind, err: (err as Error).message }, 'handling a wake-up failed');
-      }
+      if (!msg || !kind) continue;
+      // The job runs in its slot; the loop goes on pulling for the kinds that still have one.
+      running.set(kind, (running.get(kind) ?? 0) + 1);
+      const job: Promise<void> = handleWakeup(msg, deps)
+        .then(() => undefined)
+        .catch((err: unknown) => logger.error({ kind, err: (err as Error).message }, 'handling a wake-up failed'))
+        .finally(() => {
+          running.set(kind, (running.get(kind) ?? 1) - 1);
+          inFlight.delete(job);
+          slotFreed.abort();
+        });
+      inFlight.add(job);
     }
+    // Stopping: the attempts in flight were aborted by the stop signal; wait for them to wind down.
+    await Promise.allSettled([...inFlight]);
   })();
   // Stopping before the coordinator answered rejects `ready` with the stop reason: not a crash.
   const done = loop

@@ -150,6 +150,12 @@ const AgentEnv = z.object({
    * reporting; the lease then runs out and the sweeper requeues the job. @default 600000 (10 min)
    */
   RESULT_RETRY_MAX_MS: z.coerce.number().int().min(1).default(600_000),
+  /**
+   * Jobs run at once, by work kind (render-agent/src/slots.ts): `N` of each kind, or
+   * `transcribe=1,understand=1,cut=2[,total=N]`. @default one of each kind at once on a host with
+   * at least 2 cores and 4 GB (a short transcribe does not wait for a long summarize), else one job in all
+   */
+  AGENT_SLOTS: z.string().optional(),
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...LlmEnv.shape,
@@ -180,6 +186,7 @@ export const AgentConfig = AgentEnv.superRefine(modelNamedWithEndpoint).transfor
     detectFactor: e.STAGE_TIMEOUT_DETECT_FACTOR,
   },
   resultRetryMaxMs: e.RESULT_RETRY_MAX_MS,
+  slots: e.AGENT_SLOTS,
   llm: toLlmConfig(e),
   logLevel: e.LOG_LEVEL,
 }));
