@@ -227,8 +227,12 @@ const EnvSchema = z.object({
   MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** How often the sweeper looks for expired leases and retention. @default 5000 */
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(5000),
-  /** Whisper model agents are asked to use. @default tiny.en */
-  WHISPER_MODEL: z.string().default('tiny.en'),
+  /**
+   * Whisper model every agent is asked to use (a name or a folder the agents hold). Unset: each
+   * agent uses its own WHISPER_MODEL (tiny.en unless its operator chose another, e.g. a larger
+   * model on a GPU host). @default unset
+   */
+  WHISPER_MODEL: z.string().default(''),
   /** Embedded default only: render-agents to start beside the coordinator. @default 1 */
   EMBEDDED_AGENTS: z.coerce.number().int().min(0).max(8).default(1),
   // ---- billing: unset → billing off (jobs are created already paid). See README "Payments".

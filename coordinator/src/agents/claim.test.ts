@@ -33,9 +33,22 @@ describe('claims (PGlite, manual clock)', () => {
     const { jobId } = await queueTranscribeJob(ctx);
     const r = await claim(jobId, 'agent-1');
     if (!r.claimed) throw new Error('not claimed');
-    expect(r.assignment).toMatchObject({ job_type: 'transcribe', kind: 'transcribe', lease_ms: 30_000, params: { language: null, model: 'tiny.en' } });
+    // No WHISPER_MODEL on the coordinator: the model is each agent's own (its WHISPER_MODEL).
+    expect(r.assignment).toMatchObject({ job_type: 'transcribe', kind: 'transcribe', lease_ms: 30_000, params: { language: null, model: '' } });
     expect(Object.keys(r.assignment.outputs).sort()).toEqual(['transcript_srt', 'transcript_words']);
     expect(r.assignment.source.content_type).toBe('audio/wav');
+  });
+
+  it('asks every agent for the coordinator’s WHISPER_MODEL when one is set', async () => {
+    const own = await createEngineCtx({ WHISPER_MODEL: 'base' });
+    try {
+      await addAgent(own, 'agent-1');
+      const { jobId } = await queueTranscribeJob(own);
+      const r = await claimJob(own, { v: 1, job_id: jobId, agent_id: 'agent-1' });
+      expect(r.claimed && r.assignment.params).toEqual({ language: null, model: 'base' });
+    } finally {
+      await own.close();
+    }
   });
 
   it('refuses a job that is not queued: still uploading, already held, or out of attempts', async () => {
