@@ -1,10 +1,10 @@
 // The chaos runner: one real stack (Postgres, NATS, MinIO, anvil with the test token, billing on,
 // two agents, short leases), each scenario run N times, invariants checked after every run.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
-import { seededBytes } from '../harness/bad-media.ts';
+import { undecodableMp4 } from '../harness/bad-media.ts';
 import { chainPayer } from '../harness/chain-payer.ts';
 import { concatWavs, librivoxUtterances } from '../harness/media.ts';
 import { startStack } from '../harness/stack.ts';
@@ -63,7 +63,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosRow[]> {
       .map((u) => u.file),
     speech,
   );
-  seededBytes(corrupt, 64 * 1024);
+  // Corrupt media that passes complete-upload's signature check and fails at the agent's probe (user-blamed, refunded).
+  writeFileSync(corrupt, undecodableMp4(64 * 1024));
   // CHAOS_AGENT_LOG_LEVEL=debug shows what the agents did (their logs go to our stdout).
   const agentLog = process.env.CHAOS_AGENT_LOG_LEVEL;
   const stack = await startStack({
