@@ -10,6 +10,7 @@ import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { probeStreams, streamOf } from './harness/probe.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 import { TmuxTerminal } from './harness/tmux.ts';
+import { undecodableMp4 } from './harness/bad-media.ts';
 
 const CUTROOM = join(import.meta.dirname, '..', 'cli', 'bin', 'cutroom');
 const PANE_FILE = join(tmpdir(), 'cutroom-cli-flow-pane.txt');
@@ -46,7 +47,8 @@ describe('cutroom CLI', () => {
     await makeVideo(speech, join(work, 'talk.mp4'));
     // About 1 MB: at --limit-rate 100K its upload takes ~10 s, time enough to interrupt it.
     await makeVideo(speech, join(work, 'lecture.mp4'), { pattern: 'testsrc2=size=640x360:rate=25', videoKbps: 300 });
-    writeFileSync(join(work, 'junk.wav'), Buffer.alloc(64 * 1024, 7));
+    // Media the agent cannot decode (an MP4 signature, then noise): accepted at complete-upload, failed and refunded by the agent.
+    writeFileSync(join(work, 'junk.wav'), undecodableMp4(64 * 1024));
     stack = await startStack({ billing: true, agents: 1 });
     payer = chainPayer(stack.billing!);
     env = { CUTROOM_URL: stack.coordinator.url, CUTROOM_CONFIG_DIR: configDir, CUTROOM_WALLET_KEY: stack.billing!.payer.privateKey };

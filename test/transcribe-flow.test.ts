@@ -1,10 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { execa } from 'execa';
 import { parseSrt } from '@cutroom/shared/transcript/srt';
+import { undecodableMp4 } from './harness/bad-media.ts';
 import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { startStack, type Stack } from './harness/stack.ts';
 import { wordErrorRate } from './harness/wer.ts';
@@ -101,8 +101,9 @@ describe('transcribe over REST', () => {
   });
 
   it('fails a corrupt upload with a clear message and refunds it', async () => {
+    // An MP4 signature, then nothing that decodes: it passes complete-upload's check and fails at the agent's probe.
     const bogus = join(work, 'bogus.mp4');
-    await execa('head', ['-c', '200000', '/dev/urandom'], { stdout: { file: bogus } });
+    writeFileSync(bogus, undecodableMp4(200_000));
     const id = await stack.api.submitTranscribe(token, bogus, 'bogus.mp4', 'video/mp4');
     const job = await stack.api.waitForJob(token, id);
     expect(job.status).toBe('failed');
