@@ -37,7 +37,11 @@ export function AgentCard({ agent }: { agent: Agent }) {
       <Tags agent={agent} />
 
       <div className="current">
-        {agent.current ? <Current current={agent.current} /> : <span className="muted">{retired ? 'retired' : 'no job running'}</span>}
+        {agent.running.length ? (
+          agent.running.map((r) => <Current key={r.attempt_id} current={r} />)
+        ) : (
+          <span className="muted">{retired ? 'retired' : 'no job running'}</span>
+        )}
       </div>
 
       {agent.blocked.length > 0 && (
@@ -147,7 +151,7 @@ function Capabilities({ agent }: { agent: Agent }) {
   );
 }
 
-function Current({ current }: { current: NonNullable<Agent['current']> }) {
+function Current({ current }: { current: Agent['running'][number] }) {
   const progress = progressOf(current.progress);
   return (
     <div className="current-job">

@@ -55,7 +55,7 @@ export function Jobs({ agents }: { agents: Agent[] | undefined }) {
   const pages = live.data ? [live.data, ...olderPages] : [];
   const jobs = pages.flatMap((p) => p.jobs);
   const next = pages.at(-1)?.next ?? null;
-  const runningOn = new Map((agents ?? []).filter((a) => a.current).map((a) => [a.current?.job_id ?? '', a.id]));
+  const runningOn = new Map((agents ?? []).flatMap((a) => a.running.map((r) => [r.job_id, a.id] as const)));
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }));
   const [jobId, setJobId] = useState('');
   const sessionInvalid = filters.session.trim() !== '' && !UUID.test(filters.session.trim());

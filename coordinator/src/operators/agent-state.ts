@@ -41,10 +41,22 @@ export interface AgentView {
   registered_at: string;
   last_seen_at: string;
   seconds_since_seen: number;
-  current: { job_id: string; attempt_id: string; job_type: string; status: string; progress: unknown; started_at: string } | null;
+  /** The oldest of `running` (an agent runs jobs in slots by work kind: several at once). */
+  current: RunningAttempt | null;
+  /** Every attempt it holds now, oldest first. */
+  running: RunningAttempt[];
   blocked: { job_type: string; failures: number }[];
   credentials: number;
   rotate_requested: boolean;
+}
+
+export interface RunningAttempt {
+  job_id: string;
+  attempt_id: string;
+  job_type: string;
+  status: string;
+  progress: unknown;
+  started_at: string;
 }
 
 /** Every agent with what it can do, what it is doing, and what operators set; retired ones last. */
@@ -71,7 +83,20 @@ export async function listAgents(ctx: Ctx): Promise<AgentView[]> {
   const liveSince = addMs(now, -AGENT_LIVE_MS);
   return rows.map((row): AgentView => {
     const caps = row.capabilities as Partial<AgentCapabilities>;
-    const cur = running.find((r) => r.agentId === row.id) ?? null;
+    const mine = running
+      .filter((r) => r.agentId === row.id)
+      .sort((x, y) => x.startedAt.getTime() - y.startedAt.getTime())
+      .map(
+        (r): RunningAttempt => ({
+          job_id: r.jobId,
+          attempt_id: r.attemptId,
+          job_type: r.jobType,
+          status: r.status,
+          progress: r.progress ?? null,
+          started_at: r.startedAt.toISOString(),
+        }),
+      );
+    const cur = mine[0] ?? null;
     return {
       id: row.id,
       state: displayState(row.state, row.lastSeenAt > liveSince, cur !== null),
@@ -90,14 +115,8 @@ export async function listAgents(ctx: Ctx): Promise<AgentView[]> {
       registered_at: row.registeredAt.toISOString(),
       last_seen_at: row.lastSeenAt.toISOString(),
       seconds_since_seen: Math.max(0, Math.round((now.getTime() - row.lastSeenAt.getTime()) / 1000)),
-      current: cur && {
-        job_id: cur.jobId,
-        attempt_id: cur.attemptId,
-        job_type: cur.jobType,
-        status: cur.status,
-        progress: cur.progress ?? null,
-        started_at: cur.startedAt.toISOString(),
-      },
+      current: cur,
+      running: mine,
       blocked: blocked.filter((b) => b.agent_id === row.id).map((b) => ({ job_type: b.job_type, failures: b.failures })),
       credentials: creds.filter((c) => c.agentId === row.id).length,
       rotate_requested: row.rotateRequestedAt !== null,

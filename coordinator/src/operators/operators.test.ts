@@ -128,7 +128,19 @@ describe('drain, tags and the blocklist at the claim', () => {
     expect((await listAgents(ctx)).find((a) => a.id === 'dr-1')).toMatchObject({ state: 'drained', control: 'draining' });
     await setAgentState(ctx, alice, 'dr-1', 'active');
     expect((await claim(jobId, 'dr-1')).claimed).toBe(true);
-    expect((await listAgents(ctx)).find((a) => a.id === 'dr-1')).toMatchObject({ state: 'busy', current: { job_id: jobId, job_type: 'transcribe' } });
+    expect((await listAgents(ctx)).find((a) => a.id === 'dr-1')).toMatchObject({
+      state: 'busy',
+      current: { job_id: jobId, job_type: 'transcribe' },
+      running: [{ job_id: jobId, job_type: 'transcribe' }],
+    });
+    // Slots by work kind: the same agent takes a second job; the view lists both, oldest first.
+    ctx.clock.advance(1000);
+    const second = await queueTranscribeJob(ctx);
+    expect((await claim(second.jobId, 'dr-1')).claimed).toBe(true);
+    expect((await listAgents(ctx)).find((a) => a.id === 'dr-1')).toMatchObject({
+      current: { job_id: jobId },
+      running: [{ job_id: jobId }, { job_id: second.jobId }],
+    });
     // Drained while busy: the attempt goes on (the agent finishes it), the view says draining.
     await setAgentState(ctx, alice, 'dr-1', 'draining');
     expect((await listAgents(ctx)).find((a) => a.id === 'dr-1')).toMatchObject({ state: 'draining', current: { job_id: jobId } });
