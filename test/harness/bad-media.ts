@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
+import { mp4Bytes } from '../../coordinator/src/testing/media-bytes.ts';
 
 /**
  * Bad input for test/bad-media.test.ts, made small and fast with ffmpeg (every file is under a few
@@ -114,11 +115,8 @@ export async function longSilence(out: string, seconds: number): Promise<void> {
  * so the job ends failed and is refunded. For tests of what a failed paid job does.
  */
 export function undecodableMp4(size: number): Buffer {
-  const ftyp = Buffer.alloc(24);
-  ftyp.writeUInt32BE(24, 0);
-  ftyp.write('ftypmp42', 4, 'ascii');
-  ftyp.write('mp42isom', 16, 'ascii');
+  const ftyp = mp4Bytes();
   const chunks: Buffer[] = [ftyp];
   for (let i = 0, n = 0; n < size; i++, n += 32) chunks.push(createHash('sha256').update(`undecodable:${i}`).digest());
-  return Buffer.concat(chunks).subarray(0, 24 + size);
+  return Buffer.concat(chunks).subarray(0, ftyp.length + size);
 }

@@ -110,7 +110,6 @@ function toolPrice(tool: ToolEntry): string {
     case 'free':
       return 'free';
     case 'job':
-      return pricesText(p.jobType);
     case 'per_clip':
       return pricesText(p.jobType);
     case 'hold':
