@@ -32,7 +32,7 @@ export default defineConfig({
       {
         test: {
           name: 'fast',
-          include: ['{shared,proto,coordinator,render-agent,cli}/src/**/*.test.ts', 'test/fakes/**/*.test.ts'],
+          include: ['{shared,proto,coordinator,render-agent,cli}/src/**/*.test.ts', 'test/fakes/**/*.test.ts', 'scripts/**/*.test.ts'],
           exclude: UNIT_WITH_MEDIA_OR_MODELS,
           environment: 'node',
           globalSetup: ['test/setup/pglite-template.global.ts'],

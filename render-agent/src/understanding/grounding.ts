@@ -1,5 +1,6 @@
 import { endsSentence } from '@cutroom/shared/transcript/sentences';
 import { cosine, type Embedder } from './embedder.ts';
+import { meanDirection } from './vectors.ts';
 import { isContentWord, stem, tokenize } from './text-features.ts';
 
 /**
@@ -33,6 +34,15 @@ export const TITLE_COSINE = 0.6;
 export const TITLE_COVERAGE = 0.5;
 /** Longest run of consecutive transcript sentences one generated sentence may draw on. */
 export const DEFAULT_MAX_WINDOW = 3;
+/**
+ * A sentence no window supports may still state what the span says as a whole ("The talk explains
+ * how to care for tomato plants"): kept from this cosine to the span's centroid, with
+ * SPAN_COVERAGE of its content words (generalising words such as "advice" or "history" aside) in
+ * the span, and every number and name exact. Calibrated on test/fixtures/grounding/labelled-pairs.json
+ * (test/grounding.test.ts prints the pass rates).
+ */
+export const SPAN_COSINE = 0.35;
+export const SPAN_COVERAGE = 0.5;
 
 export interface GroundingOptions {
   /** @default DEFAULT_MAX_WINDOW (3) */
@@ -41,6 +51,12 @@ export interface GroundingOptions {
   minCosine?: number;
   /** @default SUPPORT_COVERAGE */
   minCoverage?: number;
+  /**
+   * Judge a sentence that no window supports against the whole span as well (SPAN_COSINE): for
+   * text that summarizes the span (a chapter's summary, a clip's, an overview), not for a claim
+   * that must be found in one place. @default false
+   */
+  wholeSpan?: boolean;
 }
 
 /** Transcript sentences with their windows embedded once, for checking several texts against one transcript. */
@@ -49,6 +65,8 @@ export interface TranscriptIndex {
   windows: readonly Window[];
   /** Every word and number of the transcript (a title may draw on all of it). */
   whole: Terms;
+  /** The mean direction of its sentences (what the span is about as a whole). */
+  centroid: Float32Array;
 }
 
 interface Window {
@@ -101,6 +119,7 @@ export async function indexTranscript(sentences: readonly string[], embedder: Em
     sentences,
     windows: spans.map((s, i) => ({ first: s.first, end: s.end, vector: vectors[i]!, terms: termsOf(s.text) })),
     whole: termsOf(sentences.join(' ')),
+    centroid: meanDirection(vectors, 0, sentences.length),
   };
 }
 
@@ -120,7 +139,8 @@ export async function groundText(
   const vectors = await embedder.embed(sentences);
   sentences.forEach((sentence, i) => {
     const claim = claimOf(sentence);
-    const judged = judge(claim, vectors[i]!, index, minCosine, minCoverage);
+    let judged = judge(claim, vectors[i]!, index, minCosine, minCoverage);
+    if ('reason' in judged && o.wholeSpan) judged = judgeOnSpan(claim, vectors[i]!, index, judged.reason);
     if ('reason' in judged) result.dropped.push({ sentence, reason: judged.reason });
     else {
       result.kept.push(sentence);
@@ -212,6 +232,29 @@ function judge(
   }
   return { reason: `the number ${lostFacts.join(', ')} is not in the passage that supports the rest (${where})` };
 }
+
+/** The whole-span rule (SPAN_COSINE); `windowReason` is kept when it fails on facts. */
+function judgeOnSpan(claim: Claim, vector: Float32Array, index: TranscriptIndex, windowReason: string): Omit<Evidence, 'sentence'> | { reason: string } {
+  if (claim.words.length === 0 && claim.numbers.length === 0) return { reason: windowReason };
+  if (claim.numbers.some((n) => !index.whole.numbers.has(n)) || claim.names.some((n) => !index.whole.tokens.has(n))) return { reason: windowReason };
+  const words = claim.words.filter((w) => !GENERALISING_WORDS.has(w));
+  const coverage = words.length === 0 ? 1 : words.filter((w) => index.whole.words.has(w)).length / words.length;
+  const cos = cosine(vector, index.centroid);
+  if (cos >= SPAN_COSINE && coverage >= SPAN_COVERAGE) return { first: 0, end: index.sentences.length, cosine: cos, coverage };
+  return {
+    reason: `${windowReason}; nor by the passage as a whole (cosine ${cos.toFixed(2)} to its centre, ${Math.round(coverage * 100)}% of its words in it)`,
+  };
+}
+
+/** Words that say what a passage is (a summary's framing), not what it claims: span-level judging does not ask the span for them. */
+const GENERALISING_WORDS = new Set(
+  [
+    ...['talk', 'segment', 'section', 'part', 'topic', 'subject', 'overview', 'introduction', 'story', 'history', 'guide', 'recipe'],
+    ...['advice', 'tips', 'tip', 'steps', 'step', 'basics', 'approach', 'method', 'process', 'practical', 'simple', 'important'],
+    ...['covers', 'covered', 'explain', 'explains', 'walks', 'through', 'gives', 'offers', 'shows', 'describes', 'looks', 'looking', 'about'],
+    ...['how', 'care', 'caring', 'managing', 'manage', 'making', 'make', 'dealing', 'deal', 'home', 'own', 'various', 'different'],
+  ].map(norm),
+);
 
 function claimOf(sentence: string, o: { readNames?: boolean } = {}): Claim {
   const t = termsOf(sentence);

@@ -88,20 +88,33 @@ export function fakeGenerator(o: FakeGeneratorOptions = {}): FakeGenerator {
       req.signal?.throwIfAborted();
       if (o.failOn?.test(req.prompt)) throw new Error('fake model failure');
       const after = (marker: string) => req.prompt.slice(req.prompt.indexOf(marker) + marker.length).trim();
-      if (req.prompt.includes('Transcript of the part:')) {
-        const s = splitSentences(after('Transcript of the part:')).filter((x) => !x.startsWith('['));
-        return JSON.stringify({ title: titleOf(s[0]!), summary: `${s[1] ?? s[0]}${invented}` });
+      // summarize's batch: "Part N: <key sentences>" a line; a title and a summary each, and the overview when asked.
+      const parts = req.prompt
+        .split('\n')
+        .filter((l) => /^Part \d+: /.test(l))
+        .map((l) => splitSentences(l.slice(l.indexOf(': ') + 2)));
+      if (parts.length > 0) {
+        const first = Number(/^Part (\d+): /m.exec(req.prompt)![1]);
+        const lines = parts.flatMap((s, i) => [`Title ${first + i}: ${titleOf(s[0]!)}`, `Summary ${first + i}: ${s[1] ?? s[0]}${invented}`]);
+        if (/^Overview:/m.test(req.prompt))
+          lines.push(
+            `Overview: ${parts
+              .slice(0, 2)
+              .map((s) => s[0])
+              .join(' ')}${invented}`,
+          );
+        return lines.join('\n');
       }
       if (req.prompt.includes('Transcript of the clip:')) {
         const s = splitSentences(after('Transcript of the clip:')).filter((x) => !x.startsWith('['));
         return JSON.stringify({ title: titleOf(s[0]!), hook: s[0], summary: `${s[1] ?? s[0]}${invented}` });
       }
-      // The overview: the chapters' summaries are in the prompt, one a line after "N. ".
+      // summarize's overview of several batches: the chapters' summaries, one a line after "N. ".
       const summaries = req.prompt
         .split('\n')
         .filter((l) => /^\d+\. /.test(l))
         .map((l) => splitSentences(l.slice(l.indexOf('. ') + 2))[0]!);
-      return JSON.stringify({ overview: `${summaries.slice(0, 2).join(' ')}${invented}`, key_points: [...summaries, ...(o.invent ? [INVENTED] : [])] });
+      return `Overview: ${summaries.slice(0, 2).join(' ')}${invented}`;
     },
     async close() {},
   };

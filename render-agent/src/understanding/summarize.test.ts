@@ -4,7 +4,8 @@ import { sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
 import { type FakeGenerator, fakeGenerator, INVENTED, THREE_TOPICS } from './summarize-fixtures.ts';
-import { MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, overviewPrompt, summarize, withoutDanglingWord } from './summarize.ts';
+import { MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, summarize } from './summarize.ts';
+import { BATCH_CHAPTERS, batches, batchPrompt, KEY_CHARS, keySentences, parseBatch } from './summary-texts.ts';
 import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
 
 /** The three-topic talk, about 6 s a sentence: three topics of about a minute each. */
@@ -39,7 +40,7 @@ function expectSound(doc: SummaryV1) {
 }
 
 describe('summarize with a text model (a deterministic fake) and the real embedder', () => {
-  it('writes chapters from their own sentences and the whole from the chapters; an invented fact is dropped everywhere, with why', async () => {
+  it('writes every chapter and the overview in one short request from key sentences; an invented fact is dropped everywhere, with why', async () => {
     const generator = fakeGenerator({ invent: true });
     const progress: number[] = [];
     const doc = await summarize({ transcript: talk, embedder, generator, onProgress: (f) => progress.push(f) });
@@ -48,7 +49,7 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     expect(keptTexts).not.toContain('Hartmann');
     expect(keptTexts).not.toContain('1987');
     const droppedInvented = doc.generator.dropped.filter((d) => d.text === INVENTED);
-    expect(droppedInvented.length).toBeGreaterThanOrEqual(doc.chapters.length + 2); // every chapter summary, the overview, the key point
+    expect(droppedInvented.length).toBeGreaterThanOrEqual(doc.chapters.length + 1); // every chapter summary and the overview
     for (const d of droppedInvented) expect(d.reason).toMatch(/number 1987, 4000 is not in the transcript|name hartmann/);
 
     expect(doc.chapters).toHaveLength(3);
@@ -57,44 +58,62 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     for (const c of doc.chapters) expect([c.title_source, c.summary_source]).toEqual(['generated', 'generated']);
     expect(doc.overview_source).toBe('generated');
     expect(doc.overview.length).toBeGreaterThan(20);
+    // One generated key point a chapter: its kept summary sentence, with the window that holds it as evidence.
     const generated = doc.key_points.filter((k) => k.source === 'generated');
     expect(generated).toHaveLength(3);
-    // Each generated key point is a chapter's sentence; its evidence is the window that holds it.
-    for (const k of generated) {
+    for (const [i, k] of generated.entries()) {
+      expect(k.text).toBe(doc.chapters[i]!.summary);
       const inEvidence = sentences.slice(k.evidence.first_sentence, k.evidence.last_sentence + 1).map((s) => s.text);
       expect(inEvidence).toContain(k.text);
     }
     expect(doc.generator.text_generator).toBe('fake-model (test)');
     expect(doc.generator.parts).toBe(3);
-    expect(generator.requests).toHaveLength(4);
-    // Every prompt carries transcript text within the budget; the overview's only the chapters' texts.
-    for (const r of generator.requests) expect(r.prompt.length).toBeLessThan(8000);
-    expect(generator.requests[3]!.prompt).not.toContain(sentences[9]!.text);
+    // One request: key sentences of each chapter (not its whole text), the overview asked in it.
+    expect(generator.requests).toHaveLength(1);
+    const prompt = generator.requests[0]!.prompt;
+    expect(prompt.split('\n').filter((l) => /^Part \d: /.test(l))).toHaveLength(3);
+    expect(prompt.length).toBeLessThan(3 * KEY_CHARS + 800);
+    expect(sentences.filter((s) => prompt.includes(s.text)).length).toBeLessThan(sentences.length * 0.75);
     expect(progress.at(-1)).toBe(1);
     expectSound(doc);
   });
 
-  it('keeps extractive texts where a request fails or the request budget ends, and says so', async () => {
-    const failing = fakeGenerator({ failOn: /part 2 of 3/ });
+  it('keeps extractive texts where a request fails, and says so', async () => {
+    const failing = fakeGenerator({ failOn: /Part 1:/ });
     const errors: string[] = [];
     const doc = await summarize({ transcript: talk, embedder, generator: failing, onError: (what) => errors.push(what) });
-    expect(errors).toEqual(['chapter 2']);
-    expect(doc.chapters.map((c) => c.title_source)).toEqual(['generated', 'extractive', 'generated']);
-    expect(doc.notes).toContain('the text model failed on chapter 2: its text is extractive');
+    expect(errors).toEqual(['the summary']);
+    expect(doc.chapters.map((c) => c.title_source)).toEqual(['extractive', 'extractive', 'extractive']);
+    expect(doc.overview_source).toBe('extractive');
+    expect(doc.notes).toContain('the text model failed on the summary: its text is extractive');
     expectSound(doc);
-
-    const capped = fakeGenerator();
-    const two = await summarize({ transcript: talk, embedder, generator: capped, maxCalls: 2 });
-    expect(capped.requests).toHaveLength(2);
-    expect(two.chapters.map((c) => c.summary_source)).toEqual(['generated', 'extractive', 'extractive']);
-    expect(two.overview_source).toBe('generated');
-    expect(two.notes.join(' ')).toMatch(/chapters 2-3 keep extractive titles and summaries: the text-model request budget \(2\) was spent/);
-    expectSound(two);
 
     const none = fakeGenerator();
     const zero = await summarize({ transcript: talk, embedder, generator: none, maxCalls: 0 });
     expect(none.requests).toHaveLength(0);
     expect(zero.generator.text_generator).toBe('extractive');
+  });
+
+  it('writes a long recording in batches of chapters, then the overview from their summaries, within the request budget', async () => {
+    // The three topics three times over: nine chapters of about a minute, two batches.
+    const nine = timedTranscript([...THREE_TOPICS, ...THREE_TOPICS, ...THREE_TOPICS].flat().map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
+    const all = fakeGenerator();
+    const doc = await summarize({ transcript: nine, embedder, generator: all });
+    expect(doc.chapters.length).toBeGreaterThan(BATCH_CHAPTERS);
+    expect(all.requests).toHaveLength(3);
+    expect(all.requests[2]!.prompt).toMatch(/^What a spoken recording says, part by part/);
+    expect(doc.chapters.every((c) => c.summary_source === 'generated')).toBe(true);
+    expect(doc.overview_source).toBe('generated');
+
+    const capped = fakeGenerator();
+    const two = await summarize({ transcript: nine, embedder, generator: capped, maxCalls: 2 });
+    expect(capped.requests).toHaveLength(2);
+    const firstBatch = batches(two.chapters)[0]!.length;
+    expect(two.chapters.map((c) => c.summary_source)).toEqual(two.chapters.map((_, i) => (i < firstBatch ? 'generated' : 'extractive')));
+    expect(two.overview_source).toBe('generated');
+    expect(two.notes.join(' ')).toContain(
+      `chapters ${firstBatch + 1}-${two.chapters.length} keep extractive titles and summaries: the text-model request budget (2) was spent`,
+    );
   });
 
   it('drops a chapter sentence that the chapter says but that is off its subject, and gives every chapter a key point', async () => {
@@ -106,11 +125,8 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     );
     const writer: FakeGenerator = {
       ...fakeGenerator(),
-      // Chapters: the stray sentence and a bee sentence; the whole: points from the bee chapter only.
-      complete: async (req) =>
-        req.prompt.includes('Transcript of the part:')
-          ? JSON.stringify({ title: '', summary: req.prompt.includes(stray) ? `${stray} ${bees[1]}` : '' })
-          : JSON.stringify({ overview: bees[1], key_points: [bees[1], bees[2], bees[4]] }),
+      // Chapter 1: the stray sentence and a bee sentence; the others nothing; the overview a bee sentence.
+      complete: async () => `Title 1:\nSummary 1: ${stray} ${bees[1]}\nTitle 2:\nSummary 2:\nTitle 3:\nSummary 3:\nOverview: ${bees[1]}`,
     };
     const doc = await summarize({ transcript: mixed, embedder, generator: writer });
     expect(doc.chapters[0]!.summary).toBe(bees[1]);
@@ -118,9 +134,13 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
       text: stray,
       reason: expect.stringMatching(/chapter 1 summary: off the chapter's subject \(cosine 0\.\d+ to its centroid < 0\.35\)/),
     });
-    // Three generated points from chapter 1; chapters 2 and 3 get their key sentence.
-    expect(doc.key_points.map((k) => k.source)).toEqual(['generated', 'generated', 'generated', 'extractive', 'extractive']);
-    expect(doc.notes).toContain('no generated key point covered chapters 2, 3: the key sentence of each is a key point');
+    // Chapter 1's point is generated; chapters 2 and 3 each get their key sentence.
+    expect(doc.key_points[0]).toMatchObject({ source: 'generated', text: bees[1] });
+    for (const ch of doc.chapters.slice(1)) {
+      expect(
+        doc.key_points.some((k) => k.source === 'extractive' && k.evidence.first_sentence >= ch.first_sentence && k.evidence.last_sentence <= ch.last_sentence),
+      ).toBe(true);
+    }
   });
 
   it('stops on an abort instead of falling back', async () => {
@@ -193,25 +213,32 @@ describe('mergeChapters', () => {
   });
 });
 
-describe('overviewPrompt', () => {
-  it('fits any number of chapters in the budget, keeping whole sentences of each summary', () => {
-    const long = 'This sentence describes the chapter at some length and with care. '.repeat(15).trim();
-    const chapters = Array.from({ length: 20 }, (_, i) => ({ index: i + 1, summary: long }));
-    const prompt = overviewPrompt(chapters, 7000);
-    expect(prompt.length).toBeLessThan(7000 + 400);
-    expect(prompt).toContain('\n20. This sentence');
-    for (const line of prompt.split('\n').filter((l) => /^\d+\. /.test(l))) expect(line.trim().endsWith('care.')).toBe(true);
-  });
-});
-
-describe('withoutDanglingWord', () => {
-  it('cuts a key point back from a word broken off mid-way', () => {
-    const vocabulary = new Set(['solar', 'panels', 'convert', 'sunlight', 'into', 'electricity', 'with', 'made', 'of', 'silicon']);
-    expect(withoutDanglingWord('Solar panels convert sunlight into electricity, with panels d', vocabulary)).toBe(
-      'Solar panels convert sunlight into electricity',
+describe('summary requests', () => {
+  it('balances batches of chapters and shows each chapter by key sentences within its share', () => {
+    expect(batches([1, 2, 3, 4, 5, 6, 7]).map((b) => b.length)).toEqual([4, 3]);
+    expect(batches([1, 2, 3]).map((b) => b.length)).toEqual([3]);
+    const key = keySentences(
+      sentences,
+      sentences.map(() => Float32Array.from([1, 0])),
+      { first: 0, last: 9 },
     );
-    expect(withoutDanglingWord('Solar panels convert sunlight into electricity', vocabulary)).toBe('Solar panels convert sunlight into electricity');
-    expect(withoutDanglingWord('Panels are mostly recycl', vocabulary)).toBe('');
-    expect(withoutDanglingWord('Panels recycle.', vocabulary)).toBe('Panels recycle.');
+    expect(key.join(' ').length).toBeLessThanOrEqual(KEY_CHARS);
+    expect(key.length).toBeGreaterThan(1);
+    const prompt = batchPrompt([{ index: 1, key }], { total: 1, withOverview: true });
+    expect(prompt).toContain(`Part 1: ${key.join(' ')}`);
+    expect(prompt).toContain('the overview 2 sentences');
+    expect(prompt.trim().split('\n').slice(-3)).toEqual(['Title 1:', 'Summary 1:', 'Overview:']);
+  });
+
+  it('reads labelled lines, with markdown, quotes and a multi-line overview; what is missing is empty', () => {
+    const answer = 'Title 4: "Bees in spring"\n**Summary 4:** The queen lays eggs.\nTitle 5: Bikes\nOverview: Bees work.\nBikes roll.';
+    expect(parseBatch(answer, [4, 5])).toEqual({
+      parts: [
+        { title: 'Bees in spring', summary: 'The queen lays eggs.' },
+        { title: 'Bikes', summary: '' },
+      ],
+      overview: 'Bees work. Bikes roll.',
+    });
+    expect(parseBatch('nothing useful', [1])).toEqual({ parts: [{ title: '', summary: '' }], overview: '' });
   });
 });

@@ -4,10 +4,12 @@ import { type Chapter, type KeyPoint, SummaryV1, type SummaryTextSource } from '
 import type { Span } from './candidates.ts';
 import { cosine, type Embedder } from './embedder.ts';
 import { extractiveSummary, extractiveTexts } from './extractive.ts';
-import { type Evidence as Grounding, groundText, groundTitle, indexTranscript, splitSentences, type TranscriptIndex } from './grounding.ts';
+import { withoutDanglingOpenings } from './dangling.ts';
+import { groundText, groundTitle, indexTranscript, splitSentences, type TranscriptIndex } from './grounding.ts';
 import { groundList, listItems } from './list-grounding.ts';
-import { CUT_OFF_REASON, capChars, leadingSentencesWithin, promptCharsFor, spreadWithin, withoutCutOff } from './prompt-budget.ts';
+import { CUT_OFF_REASON, capChars, leadingSentencesWithin, withoutCutOff } from './prompt-budget.ts';
 import { segmentTopics } from './segment.ts';
+import { batchAnswerPrefix, batches, batchMaxTokens, batchPrompt, keySentences, OVERVIEW_PREFIX, overviewPrompt, parseBatch, SYSTEM } from './summary-texts.ts';
 import type { TextGenerator } from './text-generator.ts';
 import { meanDirection } from './vectors.ts';
 
@@ -46,6 +48,8 @@ export const MAX_CHAPTERS = 20;
 export const MIN_CHAPTER_SECONDS = 45;
 /** Key points asked for and kept. */
 export const KEY_POINTS = { min: 3, max: 8 } as const;
+/** Longest generated chapter summary read, characters (the schema's bound). */
+const SUMMARY_MAX_CHARS = 320;
 /** Overview sentences kept. */
 const OVERVIEW_MAX_SENTENCES = 4;
 /** Chapter summary sentences kept. */
@@ -62,32 +66,6 @@ export const ON_SUBJECT_COSINE = 0.35;
 const TITLE_MAX_WORDS = 12;
 /** Schema caps (summary-v1.ts). */
 const CAP = { title: 120, chapterSummary: 1200, keyPoint: 400, overview: 2000 } as const;
-
-/**
- * Grounding keeps a sentence whose content words the transcript holds, so the model is steered to
- * state what was said in the speaker's words: abstract framing ("this part discusses the
- * management of …") is what a 1.5B model writes by default, and it is dropped (measured on the
- * five-topic talk: most such summaries were).
- */
-const SYSTEM =
-  'You summarize spoken recordings accurately. State what is said as plain facts, reusing the words of the text. ' +
-  'Use only what the text says: no names, numbers, places or claims it does not contain. ' +
-  'Never write about the text itself ("this part", "the recording", "the speaker", "this section"). Reply in JSON.';
-
-const CHAPTER_SCHEMA = {
-  type: 'object',
-  properties: { title: { type: 'string', maxLength: 90 }, summary: { type: 'string', maxLength: 800 } },
-  required: ['title', 'summary'],
-} as const;
-
-const OVERVIEW_SCHEMA = {
-  type: 'object',
-  properties: {
-    overview: { type: 'string', maxLength: 900 },
-    key_points: { type: 'array', items: { type: 'string', maxLength: 300 }, minItems: KEY_POINTS.min, maxItems: KEY_POINTS.max },
-  },
-  required: ['overview', 'key_points'],
-} as const;
 
 type Dropped = SummaryV1['generator']['dropped'][number];
 
@@ -157,97 +135,79 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
 
   const maxCalls = Math.max(0, o.maxCalls ?? DEFAULT_MAX_CALLS);
   const generator = maxCalls > 0 ? (o.generator ?? null) : null;
-  // One request is kept for the whole; with a single request, the chapters stay extractive.
-  const chapterCalls = generator ? Math.min(chapters.length, Math.max(0, maxCalls - 1)) : 0;
-  const budget = promptCharsFor(language);
+  const groups = batches(chapters);
+  // One request per batch of chapters; with several batches, one more for the overview. A budget
+  // too small for all keeps the first batches and the overview request.
+  const needsOverviewCall = groups.length > 1;
+  const batchCalls = generator ? Math.min(groups.length, needsOverviewCall ? Math.max(0, maxCalls - 1) : maxCalls) : 0;
+  const keyPoints: KeyPoint[] = [];
+  let overview = '';
+  let overviewSource: SummaryTextSource = 'extractive';
+  const expected = groups.slice(0, batchCalls).reduce((n, g, i) => n + batchMaxTokens(g.length, !needsOverviewCall && i === 0) / 2, 0) || 1;
+  let written = 0;
+  const onTokens = (n: number) => progress(0.1 + 0.8 * Math.min(1, (written + n) / expected), 'writing the summary');
 
   t = now();
-  for (let i = 0; i < chapterCalls; i++) {
+  let whole: TranscriptIndex | null = null;
+  const wholeIndex = async () => (whole ??= await indexTranscript(texts, o.embedder));
+  for (const [b, group] of groups.slice(0, batchCalls).entries()) {
     o.signal?.throwIfAborted();
-    progress(0.1 + (0.7 * i) / Math.max(1, chapterCalls), `writing chapter ${i + 1} of ${chapters.length}`);
-    const ch = chapters[i]!;
-    const own = texts.slice(ch.first_sentence, ch.last_sentence + 1);
-    const written = await request(o, `chapter ${ch.index}`, notes, {
+    const withOverview = !needsOverviewCall;
+    progress(0.1 + 0.8 * Math.min(1, written / expected), `writing chapters ${group[0]!.index}-${group.at(-1)!.index} of ${chapters.length}`);
+    const parts = group.map((ch) => ({ index: ch.index, key: keySentences(sentences, embeddings, { first: ch.first_sentence, last: ch.last_sentence }) }));
+    const what = groups.length === 1 ? 'the summary' : `chapters ${group[0]!.index}-${group.at(-1)!.index}`;
+    let tokens = 0;
+    const answer = await request(o, what, notes, {
       system: SYSTEM,
-      prompt: chapterPrompt(ch.index, chapters.length, spreadWithin(own, budget)),
-      maxTokens: 300,
-      jsonSchema: CHAPTER_SCHEMA,
+      prompt: batchPrompt(parts, { total: chapters.length, withOverview }),
+      maxTokens: batchMaxTokens(group.length, withOverview),
+      responsePrefix: batchAnswerPrefix(parts),
+      onTokens: (n) => {
+        tokens = n;
+        onTokens(n);
+      },
     });
-    const draft = written === null ? null : fields(written, ['title', 'summary'], `chapter ${ch.index}`, notes);
-    if (!draft) continue;
-    const index = await indexTranscript(own, o.embedder);
-    const onSubject = onSubjectOf(o.embedder, meanDirection(embeddings, ch.first_sentence, ch.last_sentence + 1));
-    const title = cleanTitle(draft.title);
-    if (title) {
-      const g =
-        title.split(/\s+/).length > TITLE_MAX_WORDS
-          ? { isGrounded: false, reason: `longer than ${TITLE_MAX_WORDS} words` }
-          : await onSubject(title, await groundTitle(title, index, o.embedder));
-      if (g.isGrounded) [ch.title, ch.title_source, usedGenerator] = [capChars(title, CAP.title), 'generated', true];
-      else dropped.push({ text: title, reason: `chapter ${ch.index} title: ${g.reason}` });
+    written += tokens;
+    if (answer === null) continue;
+    const draft = parseBatch(
+      answer,
+      parts.map((p) => p.index),
+    );
+    if (draft.parts.every((p) => !p.title && !p.summary)) notes.push(`the text model's answer for ${what} could not be read: its text is extractive`);
+    for (const [i, ch] of group.entries()) {
+      const kept = await writeChapter(ch, draft.parts[i]!, { o, sentences, texts, embeddings, dropped });
+      if (kept.title || kept.summary) usedGenerator = true;
+      if (kept.keyPoint) keyPoints.push(kept.keyPoint);
     }
-    const summary = finished(draft.summary, CHAPTER_SCHEMA.properties.summary.maxLength, `chapter ${ch.index} summary`, dropped);
-    if (summary) {
-      const g = await groundText(summary, index, o.embedder);
-      const keptOnSubject: string[] = [];
-      for (const sentence of g.kept) {
-        const judged = await onSubject(sentence, { isGrounded: true, reason: '' });
-        if (judged.isGrounded) keptOnSubject.push(sentence);
-        else g.dropped.push({ sentence, reason: judged.reason });
-      }
-      for (const d of g.dropped) dropped.push({ text: d.sentence, reason: `chapter ${ch.index} summary: ${d.reason}` });
-      if (keptOnSubject.length > 0) {
-        const kept = keptOnSubject.slice(0, CHAPTER_SUMMARY_MAX_SENTENCES).join(' ');
-        [ch.summary, ch.summary_source, usedGenerator] = [capChars(kept, CAP.chapterSummary), 'generated', true];
-      }
+    if (withOverview && b === 0 && draft.overview) {
+      const ov = await groundedOverview(finished(draft.overview, 600, 'overview', dropped), await wholeIndex(), o.embedder, dropped);
+      if (ov.length > 0) [overview, overviewSource, usedGenerator] = [capChars(ov.slice(0, OVERVIEW_MAX_SENTENCES).join(' '), CAP.overview), 'generated', true];
     }
   }
-  if (generator && chapterCalls < chapters.length) {
-    notes.push(
-      chapterCalls === 0
-        ? 'chapter titles and summaries are extractive (the text-model request budget covers only the overview)'
-        : `chapters ${chapterCalls + 1}-${chapters.length} keep extractive titles and summaries: the text-model request budget (${maxCalls}) was spent`,
-    );
+  if (generator && batchCalls < groups.length) {
+    const from = groups[batchCalls]![0]!.index;
+    notes.push(`chapters ${from}-${chapters.length} keep extractive titles and summaries: the text-model request budget (${maxCalls}) was spent`);
   }
   timings.chapters = now() - t;
 
-  // The whole, from the parts.
+  // The whole, from the parts, when they took several requests.
   t = now();
   o.signal?.throwIfAborted();
-  progress(0.85, 'writing the overview');
-  const keyTarget = Math.min(sentences.length, Math.max(KEY_POINTS.min, Math.min(KEY_POINTS.max, chapters.length + 1)));
-  let overview = '';
-  let overviewSource: SummaryTextSource = 'extractive';
-  const keyPoints: KeyPoint[] = [];
-  if (generator && maxCalls > chapterCalls) {
-    const written = await request(o, 'the overview', notes, {
+  if (generator && needsOverviewCall && maxCalls > batchCalls) {
+    progress(0.9, 'writing the overview');
+    const answer = await request(o, 'the overview', notes, {
       system: SYSTEM,
-      prompt: overviewPrompt(chapters, budget),
-      maxTokens: 700,
-      jsonSchema: OVERVIEW_SCHEMA,
+      prompt: overviewPrompt(chapters.map((c) => ({ index: c.index, summary: leadingSentencesWithin(c.summary, 300) }))),
+      maxTokens: 120,
+      responsePrefix: OVERVIEW_PREFIX,
     });
-    const draft = written === null ? null : fields(written, ['overview', 'key_points'], 'the overview', notes);
-    if (draft) {
-      const whole = await indexTranscript(texts, o.embedder);
-      const kept = await groundedOverview(
-        finished(draft.overview, OVERVIEW_SCHEMA.properties.overview.maxLength, 'overview', dropped),
-        whole,
-        o.embedder,
-        dropped,
-      );
-      if (kept.length > 0)
-        [overview, overviewSource, usedGenerator] = [capChars(kept.slice(0, OVERVIEW_MAX_SENTENCES).join(' '), CAP.overview), 'generated', true];
-      const vocabulary = new Set(texts.flatMap(wordsOf));
-      for (const point of draft.key_points.slice(0, KEY_POINTS.max)) {
-        const text = withoutDanglingWord(finished(point, OVERVIEW_SCHEMA.properties.key_points.items.maxLength, 'key point', dropped), vocabulary);
-        const kp = text ? await groundedKeyPoint(text, whole, sentences, o.embedder, dropped) : null;
-        if (kp && !keyPoints.some((k) => k.text === kp.text)) {
-          keyPoints.push(kp);
-          usedGenerator = true;
-        }
-      }
+    const draft = answer === null ? null : parseBatch(answer, []);
+    if (draft?.overview) {
+      const ov = await groundedOverview(finished(draft.overview, 600, 'overview', dropped), await wholeIndex(), o.embedder, dropped);
+      if (ov.length > 0) [overview, overviewSource, usedGenerator] = [capChars(ov.slice(0, OVERVIEW_MAX_SENTENCES).join(' '), CAP.overview), 'generated', true];
     }
   }
+  const keyTarget = Math.min(sentences.length, Math.max(KEY_POINTS.min, Math.min(KEY_POINTS.max, chapters.length + 1)));
   if (!overview) {
     overview = capChars(extractiveSummary(sentences, embeddings, Math.min(3, sentences.length), { parts: spans }).text, CAP.overview);
   }
@@ -294,26 +254,75 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   return doc({ overview, overview_source: overviewSource, key_points: keyPoints, chapters });
 }
 
-const wordsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
-
-/**
- * A key point without a broken last word: the model sometimes closes a list item mid-word ("…,
- * with panels d"). An item that ends without punctuation on a word the transcript never uses is
- * cut back to its last comma (or dropped whole when it has none). Exported for tests.
- */
-export function withoutDanglingWord(text: string, vocabulary: ReadonlySet<string>): string {
-  const t = text.trim();
-  const last = wordsOf(t).at(-1);
-  if (!last || /[.!?)"”’]$/.test(t) || vocabulary.has(last)) return t;
-  const comma = t.lastIndexOf(',');
-  return comma > 0 ? t.slice(0, comma).trimEnd() : '';
-}
-
 /** `text` without an unfinished last sentence, which is recorded as dropped. */
 function finished(text: string, maxLength: number, what: string, dropped: Dropped[]): string {
   const f = withoutCutOff(text, maxLength);
   if (f.cut) dropped.push({ text: f.cut, reason: `${what}: ${CUT_OFF_REASON}` });
   return f.text;
+}
+
+interface ChapterContext {
+  o: SummarizeOptions;
+  sentences: readonly Sentence[];
+  texts: readonly string[];
+  embeddings: readonly Float32Array[];
+  dropped: Dropped[];
+}
+
+/**
+ * A chapter's generated title and summary, each kept only when grounded in the chapter (the
+ * summary judged sentence by sentence against its windows and, for what sums up the chapter,
+ * against the chapter as a whole) and on its subject; sentences left referring to a dropped one
+ * are mended or dropped (dangling.ts). The first kept summary sentence is the chapter's key point.
+ */
+async function writeChapter(
+  ch: Chapter,
+  draft: { title: string; summary: string },
+  c: ChapterContext,
+): Promise<{ title: boolean; summary: boolean; keyPoint: KeyPoint | null }> {
+  const own = c.texts.slice(ch.first_sentence, ch.last_sentence + 1);
+  const index = await indexTranscript(own, c.o.embedder);
+  const onSubject = onSubjectOf(c.o.embedder, meanDirection(c.embeddings, ch.first_sentence, ch.last_sentence + 1));
+  const out = { title: false, summary: false, keyPoint: null as KeyPoint | null };
+  const title = cleanTitle(draft.title);
+  if (title) {
+    const g =
+      title.split(/\s+/).length > TITLE_MAX_WORDS
+        ? { isGrounded: false, reason: `longer than ${TITLE_MAX_WORDS} words` }
+        : await onSubject(title, await groundTitle(title, index, c.o.embedder));
+    if (g.isGrounded) [ch.title, ch.title_source, out.title] = [capChars(title, CAP.title), 'generated', true];
+    else c.dropped.push({ text: title, reason: `chapter ${ch.index} title: ${g.reason}` });
+  }
+  const text = finished(draft.summary, SUMMARY_MAX_CHARS, `chapter ${ch.index} summary`, c.dropped);
+  if (!text) return out;
+  const g = await groundText(text, index, c.o.embedder, { wholeSpan: true });
+  const evidence = new Map(g.evidence.map((e) => [e.sentence, e]));
+  const grounded = new Set<string>();
+  for (const sentence of g.kept) {
+    const judged = await onSubject(sentence, { isGrounded: true, reason: '' });
+    if (judged.isGrounded) grounded.add(sentence);
+    else g.dropped.push({ sentence, reason: judged.reason });
+  }
+  const all = splitSentences(text);
+  const candidates = all.flatMap((sentence, i) => (grounded.has(sentence) ? [{ text: sentence, followsKept: i > 0 && grounded.has(all[i - 1]!) }] : []));
+  const mended = withoutDanglingOpenings(candidates);
+  for (const d of [...g.dropped, ...mended.dropped]) c.dropped.push({ text: d.sentence, reason: `chapter ${ch.index} summary: ${d.reason}` });
+  if (mended.kept.length === 0) return out;
+  [ch.summary, ch.summary_source, out.summary] = [
+    capChars(mended.kept.slice(0, CHAPTER_SUMMARY_MAX_SENTENCES).join(' '), CAP.chapterSummary),
+    'generated',
+    true,
+  ];
+  // The key point's evidence: the window that supports it, or the whole chapter when it sums the chapter up.
+  const e = evidence.get(candidates[mended.keptFrom[0]!]!.text);
+  const first = ch.first_sentence + (e?.first ?? 0);
+  const last = ch.first_sentence + (e ? e.end - 1 : own.length - 1);
+  out.keyPoint = {
+    text: capChars(mended.kept[0]!, CAP.keyPoint),
+    source: 'generated',
+    evidence: { first_sentence: first, last_sentence: last, start: c.sentences[first]!.start, end: c.sentences[last]!.end },
+  };
+  return out;
 }
 
 /** A check of generated chapter text against the chapter's centroid (ON_SUBJECT_COSINE); a verdict already negative passes through. */
@@ -341,75 +350,26 @@ async function request(o: SummarizeOptions, what: string, notes: string[], req: 
 }
 
 /**
- * The overview's sentences the transcript supports, in order: each checked like any generated
- * sentence, and one that fails read as a list of what the recording covers (list-grounding.ts).
+ * The overview's sentences the transcript supports, in order: each judged against its windows and
+ * the recording as a whole; one that fails is read as a list of what the recording covers
+ * (list-grounding.ts); what is left referring to a dropped sentence is mended or dropped.
  */
 async function groundedOverview(text: string, whole: TranscriptIndex, embedder: Embedder, dropped: Dropped[]): Promise<string[]> {
-  const kept: string[] = [];
-  for (const sentence of splitSentences(text)) {
-    const g = await groundText(sentence, whole, embedder);
+  const sentences = splitSentences(text);
+  const isKept: boolean[] = [];
+  for (const sentence of sentences) {
+    const g = await groundText(sentence, whole, embedder, { wholeSpan: true });
     if (g.kept.length > 0) {
-      kept.push(...g.kept);
+      isKept.push(true);
       continue;
     }
     const list = listItems(sentence) ? await groundList(sentence, whole, embedder) : null;
-    if (list?.isGrounded) kept.push(sentence);
-    else dropped.push({ text: sentence, reason: `overview: ${list ? list.reason : (g.dropped[0]?.reason ?? 'no content')}` });
+    isKept.push(Boolean(list?.isGrounded));
+    if (!list?.isGrounded) dropped.push({ text: sentence, reason: `overview: ${list ? list.reason : (g.dropped[0]?.reason ?? 'no content')}` });
   }
-  return kept;
-}
-
-/** A key point the whole transcript supports (its kept sentences, evidence spanning their windows), or null. */
-async function groundedKeyPoint(
-  point: string,
-  whole: TranscriptIndex,
-  sentences: readonly Sentence[],
-  embedder: Embedder,
-  dropped: Dropped[],
-): Promise<KeyPoint | null> {
-  const g = await groundText(point, whole, embedder);
-  for (const d of g.dropped) dropped.push({ text: d.sentence, reason: `key point: ${d.reason}` });
-  if (g.kept.length === 0) return null;
-  const first = Math.min(...g.evidence.map((e: Grounding) => e.first));
-  const last = Math.max(...g.evidence.map((e: Grounding) => e.end - 1));
-  return {
-    text: capChars(g.kept.join(' '), CAP.keyPoint),
-    source: 'generated',
-    evidence: { first_sentence: first, last_sentence: last, start: sentences[first]!.start, end: sentences[last]!.end },
-  };
-}
-
-function chapterPrompt(index: number, count: number, text: string): string {
-  return [
-    `Below is part ${index} of ${count} of a spoken recording. Write:`,
-    '- title: at most 8 words, naming its subject with words from the text',
-    '- summary: 1 to 3 sentences stating the most important things it says, in its own words',
-    '',
-    'Transcript of the part:',
-    text,
-  ].join('\n');
-}
-
-/**
- * The chapters as the model sees them for the whole: "N. summary", each within an equal share of
- * the budget (whole sentences), so any number of chapters fits one request. Titles are left out:
- * given them, the small model writes an overview that lists titles, which no transcript passage
- * supports.
- */
-export function overviewPrompt(chapters: readonly Pick<Chapter, 'index' | 'summary'>[], budget: number): string {
-  const share = Math.max(80, Math.floor(budget / Math.max(1, chapters.length)));
-  const lines = chapters.map((c) => {
-    const head = `${c.index}. `;
-    return head + leadingSentencesWithin(c.summary, Math.max(20, share - head.length));
-  });
-  return [
-    `What a spoken recording says, part by part (${chapters.length} parts):`,
-    ...lines,
-    '',
-    'Write:',
-    '- overview: 2 to 4 sentences. Do not list the parts: each sentence states one fact from a different part, in its own words',
-    `- key_points: ${Math.min(KEY_POINTS.max, Math.max(KEY_POINTS.min, chapters.length))} points, one from each part in order: the most important fact it states, one sentence, in its own words`,
-  ].join('\n');
+  const mended = withoutDanglingOpenings(sentences.flatMap((text, i) => (isKept[i] ? [{ text, followsKept: i > 0 && isKept[i - 1]! }] : [])));
+  for (const d of mended.dropped) dropped.push({ text: d.sentence, reason: `overview: ${d.reason}` });
+  return mended.kept;
 }
 
 /**
@@ -441,29 +401,6 @@ export function mergeChapters(topics: readonly Span[], times: readonly { start: 
     for (let i = 1; i + 1 < spans.length; i++) if (likeness(i) > likeness(best)) best = i;
     mergeWithNext(best);
   }
-}
-
-type Fields<K extends string> = { [F in K]: F extends 'key_points' ? string[] : string };
-
-/**
- * The answer's fields (a missing or mistyped one reads as empty). Constrained decoding makes the
- * answer JSON; one cut off at its token limit is not, and is noted like a failed request.
- */
-function fields<K extends string>(answer: string, keys: readonly K[], what: string, notes: string[]): Fields<K> | null {
-  let p: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(answer);
-    p = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    notes.push(`the text model's answer for ${what} could not be read: its text is extractive`);
-    return null;
-  }
-  const read = (k: string): string | string[] => {
-    const v = p[k];
-    if (k === 'key_points') return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : [];
-    return typeof v === 'string' ? v : '';
-  };
-  return Object.fromEntries(keys.map((k) => [k, read(k)])) as Fields<K>;
 }
 
 function cleanTitle(title: string): string {

@@ -31,6 +31,13 @@ export interface TextRequest {
   /** Sampling temperature. @default 0 (the same input gives the same text) */
   temperature?: number;
   signal?: AbortSignal;
+  /**
+   * Text the answer starts with (the local model continues it, and it is part of the answer
+   * returned; an endpoint is not given it, so the prompt must ask for the same shape).
+   */
+  responsePrefix?: string;
+  /** Told how many answer tokens exist so far, as they are generated (progress; the endpoint answers at once, so it is told nothing). */
+  onTokens?: (generated: number) => void;
 }
 
 // --- OpenAI-compatible endpoint ---------------------------------------------------------------
@@ -202,11 +209,22 @@ async function openLocalGenerator(modelPath: string, threads: number, contextSiz
     }
     const grammar = req.jsonSchema ? await grammarFor(req.jsonSchema) : undefined;
     const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: req.system });
+    let generated = 0;
+    const onTokens = req.onTokens;
     try {
       const answer = await session.prompt(req.prompt, {
+        ...(onTokens
+          ? {
+              onToken: (tokens: readonly unknown[]) => {
+                generated += tokens.length;
+                onTokens(generated);
+              },
+            }
+          : {}),
         maxTokens: req.maxTokens,
         temperature: req.temperature ?? 0,
         ...(grammar ? { grammar } : {}),
+        ...(req.responsePrefix ? { responsePrefix: req.responsePrefix } : {}),
         ...(req.signal ? { signal: req.signal } : {}),
       });
       return answer.trim();
