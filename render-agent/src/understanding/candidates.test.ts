@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { candidateSpans, fitSpan, isClipSpan, keepDistinct, type Span, spanSeconds, type Timed, timeIoU } from './candidates.ts';
+import { CLIP_TARGETS, DEFAULT_CLIP_LENGTHS, DEFAULT_FALLBACK_LENGTHS } from '@cutroom/shared/clips/clip-targets';
+import { candidateSpans, fitSpan, isClipSpan, keepDistinct, type Span, spanSeconds, type Timed, timeIoU, topicIndexOf } from './candidates.ts';
 import type { TopicSpan } from './segment.ts';
 import { seededRandom } from './test-fixtures.ts';
 
@@ -107,5 +108,110 @@ describe('clip spans: whole sentences, 120-300 s', () => {
     expect(kept.map((k) => k.score)).toEqual([80, 60]);
     const spans: Span[] = keepDistinct(s, items, (a, b) => b.score - a.score).map((k) => k.span);
     expect(spans).toHaveLength(3);
+  });
+});
+
+/** Whether a span lies inside one topic, or covers whole neighbouring topics (starts on a topic's first sentence, ends on one's last). */
+function respectsTopics(topics: readonly TopicSpan[], span: Span): boolean {
+  if (topicIndexOf(topics, span) !== null) return true;
+  return topics.some((t) => t.first === span.first) && topics.some((t) => t.last === span.last);
+}
+
+const LENGTHS = { default: DEFAULT_CLIP_LENGTHS, fallback: DEFAULT_FALLBACK_LENGTHS, ...CLIP_TARGETS };
+
+describe('clip spans stay inside their topics, at every target', () => {
+  it('over random talks and every target, each span is of the target’s length and inside one topic (or whole coherent topics) (100 %)', () => {
+    const rng = seededRandom(7);
+    const counts: Record<string, number> = {};
+    for (let run = 0; run < 120; run++) {
+      const n = 20 + Math.floor(rng() * 200);
+      const s = timeline(
+        Array.from({ length: n }, () => 1 + rng() * 14),
+        Array.from({ length: n }, () => (rng() < 0.02 ? 20 + rng() * 100 : 0.1 + rng() * 2)),
+      );
+      const sizes: number[] = [];
+      for (let left = n; left > 0; ) {
+        const size = Math.min(left, 1 + Math.floor(rng() * 50));
+        sizes.push(size);
+        left -= size;
+      }
+      const seg = topicsOf(sizes);
+      // Every third run has coherent neighbours (one direction for all), so merged runs are offered too.
+      const embeddings = run % 3 === 0 ? Array.from({ length: n }, () => Float32Array.from([1, 0, 0])) : unitVectors(n);
+      for (const [name, lengths] of Object.entries(LENGTHS)) {
+        const spans = candidateSpans(s, seg, embeddings, lengths);
+        for (const span of spans) {
+          const context = JSON.stringify({ run, name, span, seconds: spanSeconds(s, span), topics: seg.topics });
+          expect(isClipSpan(s, span, lengths), context).toBe(true);
+          expect(respectsTopics(seg.topics, span), context).toBe(true);
+        }
+        counts[name] = (counts[name] ?? 0) + spans.length;
+      }
+    }
+    // Not vacuous: every target found spans.
+    for (const name of Object.keys(LENGTHS)) expect(counts[name], name).toBeGreaterThan(100);
+  });
+
+  it('three ~70 s topics: the default finds no 2-5 minute span (it would cross a topic); the topics’ own lengths give one span per topic, each the topic', () => {
+    // 7 sentences of 9.6 s + 0.4 s gaps = 69.6 s per topic; 3.5 minutes in all (the case that was reported).
+    const s = timeline(Array(21).fill(9.6));
+    const seg = topicsOf([7, 7, 7]);
+    const distinct = unitVectors(21, 3).map((_, i) => Float32Array.from([0, 1, 2].map((d) => (d === Math.floor(i / 7) ? 1 : 0))));
+    expect(candidateSpans(s, seg, distinct, DEFAULT_CLIP_LENGTHS)).toEqual([]);
+    expect(candidateSpans(s, seg, distinct, CLIP_TARGETS.long)).toEqual([]);
+    expect(candidateSpans(s, seg, distinct, DEFAULT_FALLBACK_LENGTHS)).toEqual(seg.topics);
+    expect(candidateSpans(s, seg, distinct, CLIP_TARGETS.medium)).toEqual(seg.topics);
+    // The same talk on one subject throughout (coherent centroids): whole runs of topics are offered as well.
+    const same = Array.from({ length: 21 }, () => Float32Array.from([1, 0, 0]));
+    expect(candidateSpans(s, seg, same, DEFAULT_CLIP_LENGTHS)).toEqual([
+      { first: 0, last: 13 },
+      { first: 0, last: 20 },
+      { first: 7, last: 20 },
+    ]);
+  });
+
+  it('a 6-minute topic with the short target gives 15-60 s windows spread over all of it, none leaving it', () => {
+    // 30 s before, a 6-minute topic (36 × 10 s), 30 s after.
+    const s = timeline(Array(42).fill(9.6));
+    const seg = topicsOf([3, 36, 3]);
+    const spans = candidateSpans(s, seg, unitVectors(42), CLIP_TARGETS.short);
+    const inside = spans.filter((x) => topicIndexOf(seg.topics, x) === 1);
+    expect(inside.length).toBeGreaterThanOrEqual(8);
+    for (const span of spans) {
+      expect(isClipSpan(s, span, CLIP_TARGETS.short)).toBe(true);
+      expect(topicIndexOf(seg.topics, span)).not.toBeNull();
+    }
+    // Spread: windows start in the topic's first minute and in its last two.
+    const starts = inside.map((x) => s[x.first]!.start);
+    expect(Math.min(...starts)).toBeLessThan(s[3]!.start + 60);
+    expect(Math.max(...starts)).toBeGreaterThan(s[38]!.end - 120);
+  });
+
+  it('a topic shorter than the target’s minimum gets no span, never one grown into its neighbours', () => {
+    // Topics of 9.6 s (one sentence), 49.6 s and 9.6 s: only the middle one is long enough for a short clip.
+    const s = timeline(Array(7).fill(9.6));
+    const seg = topicsOf([1, 5, 1]);
+    const spans = candidateSpans(s, seg, unitVectors(7), CLIP_TARGETS.short);
+    expect(spans).toEqual([{ first: 1, last: 5 }]);
+    // fitSpan with the topic as bounds refuses to grow a span out of it; without bounds it would.
+    expect(fitSpan(s, seg.depth, { first: 0, last: 0 }, { ...CLIP_TARGETS.short, bounds: seg.topics[0] })).toBeNull();
+    expect(fitSpan(s, seg.depth, { first: 0, last: 0 }, CLIP_TARGETS.short)).toEqual({ first: 0, last: 1 });
+  });
+
+  it('keeps the best span of every topic first when asked (groups), then the rest by score', () => {
+    const s = timeline(Array(40).fill(9.6));
+    // Topic 0's windows all outscore topic 1's only span.
+    const items = [
+      { span: { first: 0, last: 3 }, topic: 0, score: 90 },
+      { span: { first: 6, last: 9 }, topic: 0, score: 85 },
+      { span: { first: 12, last: 15 }, topic: 0, score: 80 },
+      { span: { first: 30, last: 33 }, topic: 1, score: 40 },
+    ];
+    const better = (a: (typeof items)[number], b: (typeof items)[number]) => b.score - a.score;
+    // The control: by score alone, topic 1 is crowded out.
+    expect(keepDistinct(s, items, better, { cap: 2 }).map((x) => x.topic)).toEqual([0, 0]);
+    const grouped = keepDistinct(s, items, better, { cap: 2, groupOf: (x) => x.topic });
+    expect(grouped.map((x) => x.score)).toEqual([90, 40]);
+    expect(keepDistinct(s, items, better, { cap: 10, groupOf: (x) => x.topic }).map((x) => x.score)).toEqual([90, 85, 80, 40]);
   });
 });
