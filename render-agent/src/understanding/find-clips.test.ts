@@ -278,4 +278,34 @@ describe('findClips sized by target, inside the topics', () => {
     expect(top.first_sentence).toBeGreaterThanOrEqual(topics[2]!.first);
     expect(top.duration).toBeLessThanOrEqual(60);
   });
+
+  it('tells the text model which words of a candidate the recognizer was unsure of', async () => {
+    const { t } = talkOfTopics(10, [150, 150]);
+    // Every "sprocket" heard at 0.2: unsure wherever it occurs; one "honey" at 0.2 but the others at 0.9: sure.
+    let honey = 0;
+    for (const w of t.segments.flatMap((x) => x.words)) {
+      if (/^sprocket/i.test(w.word)) w.probability = 0.2;
+      if (/^honey/i.test(w.word) && honey++ === 0) w.probability = 0.2;
+    }
+    const seen = new Map<string, string[]>();
+    const doc = await findClips({
+      transcript: t,
+      embedder,
+      generate: async (c) => {
+        seen.set(
+          c.id,
+          c.unsure.map((u) => `${u.word} ${u.probability}`),
+        );
+        return null;
+      },
+    });
+    const withSprocket = doc.candidates.filter((c) => /sprocket/i.test(c.text));
+    const without = doc.candidates.filter((c) => !/sprocket/i.test(c.text));
+    expect(withSprocket.length).toBeGreaterThan(0);
+    expect(without.length).toBeGreaterThan(0);
+    for (const c of withSprocket) expect(seen.get(c.id)).toEqual(['sprocket 0.2']);
+    for (const c of without) expect(seen.get(c.id)).toEqual([]);
+    // The extractive title and hook avoid it.
+    for (const c of doc.candidates) expect(`${c.title} ${c.hook}`).not.toMatch(/sprocket/i);
+  });
 });

@@ -11,6 +11,7 @@ import { queryCandidates } from './query.ts';
 import { type ScoreInput, type SpanScore, scoreSpan } from './score.ts';
 import { type Segmentation, segmentTopics } from './segment.ts';
 import { refineBoundaries } from './topic-edges.ts';
+import { type UnsureWord, unsureWordsOf } from './unsure-words.ts';
 
 /**
  * find_clips' analysis: transcript → sentences → embeddings → topics (their edges refined,
@@ -34,6 +35,8 @@ export interface CandidateForText {
   extractive: ExtractiveTexts;
   /** The query in query mode. */
   query: string | null;
+  /** Content words of the candidate the recognizer was unsure of everywhere it heard them: a title or hook must not repeat them (unsure-words.ts). */
+  unsure: readonly UnsureWord[];
 }
 
 /** A generated text the check against the transcript dropped, and why. */
@@ -218,7 +221,7 @@ interface ChosenTexts {
 
 async function textsFor(
   o: FindClipsOptions,
-  { sentences }: Pick<ScoreInput, 'sentences'>,
+  { sentences, words }: Pick<ScoreInput, 'sentences' | 'words'>,
   span: Span,
   c: Pick<CandidateForText, 'id' | 'rank' | 'extractive' | 'query'>,
 ): Promise<ChosenTexts> {
@@ -230,6 +233,7 @@ async function textsFor(
         end: sentences[span.last]!.end,
         sentences: own,
         text: own.join(' '),
+        unsure: unsureWordsOf(words.slice(sentences[span.first]!.firstWord, sentences[span.last]!.endWord)),
       })
     : null;
   const texts = { ...c.extractive };
