@@ -1,16 +1,14 @@
 import { DEFAULT_CLIP_LENGTHS } from '@cutroom/shared/clips/clip-targets';
-import { cosine } from './embedder.ts';
 import type { Segmentation } from './segment.ts';
-import { meanDirection } from './vectors.ts';
 
 /**
  * Best-mode clip spans from topic segmentation. Every span is whole sentences: it starts where
  * sentence `first` starts and ends where sentence `last` ends, and lasts `minSeconds` to
- * `maxSeconds`. Every span lies inside one topic (or is a run of whole neighbouring topics on one
- * subject): it never starts on the tail of the topic before nor runs into the next, so a topic
- * too short for the lengths gets no span rather than one grown across its boundary. A span that
- * cannot be fitted (a long silence in the way) is dropped, never stretched off a sentence edge.
- * Pure: times, depths and embeddings in, spans out.
+ * `maxSeconds`. Every span lies inside one topic (find_clips hands over topics with the coherent
+ * neighbours joined: topic-edges.ts): it never starts on the tail of the topic before nor runs
+ * into the next, so a topic too short for the lengths gets no span rather than one grown across
+ * its boundary. A span that cannot be fitted (a long silence in the way) is dropped, never
+ * stretched off a sentence edge. Pure: times and depths in, spans out.
  */
 
 /** Sentences `first..last` (inclusive). */
@@ -38,13 +36,6 @@ export interface ClipLengthOptions {
 
 export interface CandidateOptions extends ClipLengthOptions {
   /**
-   * Adjacent topics whose centroids are at least this similar (cosine) are also offered merged
-   * into one span, whole topic to whole topic: segmentation at c = 0.5 splits some long
-   * discussions in two. MiniLM puts two halves of one subject around 0.6-0.8 and different
-   * subjects under 0.3. @default 0.55
-   */
-  mergeSimilarity?: number;
-  /**
    * Least time between two window starts inside one long topic, seconds (more when the topic is
    * long: they spread over all of it). @default half of `minSeconds` (60 s for the default, 7.5 s for short clips)
    */
@@ -68,29 +59,22 @@ export function isClipSpan(s: readonly Timed[], span: Span, o: ClipLengthOptions
   return d >= min && d <= max;
 }
 
-/** The index of the topic that holds the whole span, or null (a run of merged topics, or a span across a boundary). */
+/** The index of the topic that holds the whole span, or null (a span across a boundary). */
 export function topicIndexOf(topics: readonly Span[], span: Span): number | null {
   const i = topics.findIndex((t) => span.first >= t.first && span.first <= t.last);
   return i >= 0 && span.last <= topics[i]!.last ? i : null;
 }
 
 /**
- * The seeds, each fitted inside its own bounds: every topic of clip length or more (whole when
- * it fits; a topic shorter than `minSeconds` gives none); windows inside topics longer than
- * `maxSeconds`, starting at the topic's start and at its strongest internal sub-boundaries; runs
- * of adjacent coherent topics, whole, when they fit. Duplicates are removed; overlapping spans
- * are left for the caller to rank and thin out (`keepDistinct`).
+ * The seeds, each fitted inside its topic: every topic of clip length or more (whole when it
+ * fits; a topic shorter than `minSeconds` gives none), and windows inside topics longer than
+ * `maxSeconds`, starting at the topic's start and at its strongest internal sub-boundaries.
+ * Duplicates are removed; overlapping spans are left for the caller to rank and thin out (`keepDistinct`).
  */
-export function candidateSpans(
-  sentences: readonly Timed[],
-  seg: Pick<Segmentation, 'topics' | 'depth'>,
-  embeddings: readonly Float32Array[],
-  o: CandidateOptions = {},
-): Span[] {
+export function candidateSpans(sentences: readonly Timed[], seg: Pick<Segmentation, 'topics' | 'depth'>, o: CandidateOptions = {}): Span[] {
   const max = o.maxSeconds ?? CLIP_LENGTH.maxSeconds;
   const min = o.minSeconds ?? CLIP_LENGTH.minSeconds;
   const spacing = o.startSpacingSeconds ?? min / 2;
-  const mergeAt = o.mergeSimilarity ?? 0.55;
   if (speechSeconds(sentences) < min) return [];
 
   const seeds: { span: Span; bounds: Span }[] = [];
@@ -113,17 +97,6 @@ export function candidateSpans(
       if (starts.every((s) => Math.abs(sentences[s]!.start - sentences[g]!.start) >= apart)) starts.push(g);
     }
     for (const first of starts.slice(1)) seeds.push({ span: { first, last: topic.last }, bounds: topic });
-  }
-  const centroids = seg.topics.map((t) => meanDirection(embeddings, t.first, t.last + 1));
-  // Every run i..j of coherent neighbours that fits, not only the longest: scoring picks. Whole
-  // topics only: cutting a run would start or end it inside a topic it only partly holds.
-  for (let i = 0; i < seg.topics.length; i++) {
-    for (let j = i + 1; j < seg.topics.length && cosine(centroids[j - 1]!, centroids[j]!) >= mergeAt; j++) {
-      const merged = { first: seg.topics[i]!.first, last: seg.topics[j]!.last };
-      const seconds = spanSeconds(sentences, merged);
-      if (seconds > max) break;
-      if (seconds >= min) seeds.push({ span: merged, bounds: merged });
-    }
   }
 
   const seen = new Set<string>();

@@ -54,24 +54,22 @@ const topicsWithCandidates = (doc: ClipsV1, topics: readonly Span[]) =>
   topics.filter((x) => doc.candidates.some((c) => c.first_sentence >= x.first && c.last_sentence <= x.last)).length;
 
 /**
- * 100 % snapped, of the length the document's target names, and inside the topics the document
- * reports: a candidate that holds a topic boundary starts on a topic's first sentence and ends on
- * one's last (a run of whole coherent topics), never on the tail of one or partway into the next.
+ * 100 % snapped, of the length the document's target names, and inside one of the topics the
+ * document reports: never on the tail of one nor partway into the next.
  */
 function expectSnapped(doc: ClipsV1, t: TranscriptV2) {
   const sentences = sentencesOf(t);
-  const topicStarts = new Set([0, ...doc.generator.segmentation.boundaries.map((b) => sentences.findIndex((x) => x.start === b))]);
-  expect(topicStarts.has(-1)).toBe(false);
+  const topicStarts = doc.generator.segmentation.boundaries.map((b) => sentences.findIndex((x) => x.start === b));
+  expect(topicStarts).not.toContain(-1);
   for (const c of doc.candidates) {
     expect(c.start).toBe(sentences[c.first_sentence]!.start);
     expect(c.end).toBe(sentences[c.last_sentence]!.end);
     expect(c.duration).toBeGreaterThanOrEqual(doc.target!.min_seconds);
     expect(c.duration).toBeLessThanOrEqual(doc.target!.max_seconds);
-    const crossed = [...topicStarts].filter((b) => b > c.first_sentence && b <= c.last_sentence);
-    if (crossed.length > 0) {
-      expect(topicStarts.has(c.first_sentence), `${c.id} crosses a topic boundary`).toBe(true);
-      expect(topicStarts.has(c.last_sentence + 1) || c.last_sentence === sentences.length - 1, `${c.id} crosses a topic boundary`).toBe(true);
-    }
+    expect(
+      topicStarts.filter((b) => b > c.first_sentence && b <= c.last_sentence),
+      `${c.id} crosses a topic boundary`,
+    ).toEqual([]);
     expect(c.text).toBe(
       sentences
         .slice(c.first_sentence, c.last_sentence + 1)
@@ -104,14 +102,16 @@ describe('findClips (pure parts, bag-of-words embeddings)', () => {
     const counts = new Map<string, number>();
     for (let seed = 100; seed < 130; seed++) {
       const t = randomTalk(seed, 1 + (seed % 4), 10 + ((seed * 7) % 60));
-      for (const target of [null, ...ClipTarget.options]) {
+      // The default on every talk, and one target in turn (the fast tier's time).
+      for (const target of [null, ClipTarget.options[seed % 3]!]) {
         const doc = await findClips({ transcript: t, embedder, query: seed % 3 === 0 ? 'honey from the hive' : null, target });
         expect(doc.target?.requested).toBe(target);
         expectSnapped(doc, t);
         counts.set(String(target), (counts.get(String(target)) ?? 0) + doc.candidates.length);
       }
     }
-    for (const [target, count] of counts) expect(count, target).toBeGreaterThan(40);
+    expect(counts.get('null')).toBeGreaterThan(40);
+    for (const target of ClipTarget.options) expect(counts.get(target), target).toBeGreaterThan(10);
   });
 
   it('a recording shorter than a clip gets no candidates and a note, not an error', async () => {
@@ -233,21 +233,18 @@ describe('findClips sized by target, inside the topics', () => {
   });
 
   it('offers at least one candidate per topic long enough for the target when maxCandidates allows', async () => {
-    const { t, topics } = talkOfTopics(7, [360, 40, 45, 40]);
-    const sentences = sentencesOf(t);
-    const first = await findClips({ transcript: t, embedder, target: 'short' });
-    // Segmentation cuts the 6-minute topic into parts of its own; every part is a topic, long enough for a short clip.
-    const found = [0, ...first.generator.segmentation.boundaries.map((b) => sentences.findIndex((x) => x.start === b))];
-    expect(found.length).toBeGreaterThan(4);
-    const doc = await findClips({ transcript: t, embedder, target: 'short', maxCandidates: found.length });
-    expect(doc.candidates).toHaveLength(found.length);
-    const foundTopics = found.map((f, i) => ({ first: f, last: (found[i + 1] ?? sentences.length) - 1 }));
-    expect(topicsWithCandidates(doc, foundTopics)).toBe(found.length);
-    expect(topicsWithCandidates(doc, topics)).toBe(4);
-    expectInsideTopics(doc, topics);
-    // Still ranked by score.
-    const scores = doc.candidates.map((c) => c.score);
-    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    for (const seed of [7, 11, 12]) {
+      const { t, topics } = talkOfTopics(seed, [360, 40, 45, 40]);
+      // Four topics, four candidates: the 6-minute topic's many windows do not crowd out the short ones.
+      const doc = await findClips({ transcript: t, embedder, target: 'short', maxCandidates: 4 });
+      expect(doc.generator.segmentation.boundaries).toHaveLength(3);
+      expect(doc.candidates).toHaveLength(4);
+      expectInsideTopics(doc, topics);
+      expect(topicsWithCandidates(doc, topics), `seed ${seed}`).toBe(4);
+      // Still ranked by score.
+      const scores = doc.candidates.map((c) => c.score);
+      expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    }
   });
 
   it('a topic shorter than the target’s minimum gets no candidate and a note naming it', async () => {

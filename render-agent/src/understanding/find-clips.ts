@@ -10,12 +10,12 @@ import { type ExtractiveTexts, extractiveTexts } from './extractive.ts';
 import { queryCandidates } from './query.ts';
 import { type ScoreInput, type SpanScore, scoreSpan } from './score.ts';
 import { type Segmentation, segmentTopics } from './segment.ts';
-import { refineBoundaries } from './topic-edges.ts';
+import { joinCoherentTopics, refineBoundaries } from './topic-edges.ts';
 import { type UnsureWord, unsureWordsOf } from './unsure-words.ts';
 
 /**
- * find_clips' analysis: transcript → sentences → embeddings → topics (their edges refined,
- * topic-edges.ts) → the lengths to search in
+ * find_clips' analysis: transcript → sentences → embeddings → topics (their edges refined and
+ * coherent neighbours joined, topic-edges.ts) → the lengths to search in
  * (the target's, clip-lengths.ts) → candidate spans inside topics → scores → texts, validated as
  * a ClipsV1 document. Transcription and the upload of the result belong to
  * the pipeline; a text model plugs in through `generate`.
@@ -137,8 +137,9 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
 
   o.signal?.throwIfAborted();
   t = now();
-  // Boundaries on the sentence where the subject changes: a candidate starts on its own topic's first sentence.
-  const seg = refineBoundaries(embeddings, segmentTopics(embeddings, { times: sentences }));
+  // Boundaries on the sentence where the subject changes, and only where it changes: a candidate
+  // starts on its own topic's first sentence at the earliest, and a topic is a whole subject.
+  const seg = joinCoherentTopics(embeddings, refineBoundaries(embeddings, segmentTopics(embeddings, { times: sentences })));
   timings.segmentation = now() - t;
 
   t = now();
@@ -195,7 +196,7 @@ function pickSpans(
     picked = keepDistinct(sentences, scored, (a, b) => b.match.score - a.match.score || b.quality.score - a.quality.score, { cap });
     if (picked.length === 0) notes.push('no part of the recording matches the query closely enough for a clip; no candidates');
   } else {
-    const scored = candidateSpans(sentences, seg, embeddings, lengths).map((span) => ({ span, match: null, quality: scoreSpan(input, span) }));
+    const scored = candidateSpans(sentences, seg, lengths).map((span) => ({ span, match: null, quality: scoreSpan(input, span) }));
     picked = keepDistinct(sentences, scored, (a, b) => b.quality.score - a.quality.score || a.span.first - b.span.first, {
       cap,
       groupOf: (x) => topicIndexOf(seg.topics, x.span),

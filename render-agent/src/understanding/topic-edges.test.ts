@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Segmentation } from './segment.ts';
 import { seededRandom } from './test-fixtures.ts';
-import { refineBoundaries } from './topic-edges.ts';
+import { joinCoherentTopics, refineBoundaries } from './topic-edges.ts';
 
 /** Sentences of topic k point along axis k, with some noise on every axis. */
 function embeddingsOf(sizes: readonly number[], seed = 1): Float32Array[] {
@@ -67,5 +67,25 @@ describe('refineBoundaries', () => {
     for (const t of refined.topics) expect(t.last).toBeGreaterThanOrEqual(t.first);
     const one = segAt([0], 10);
     expect(refineBoundaries(embeddingsOf([10]), one).topics).toEqual(one.topics);
+  });
+});
+
+describe('joinCoherentTopics', () => {
+  it('drops the boundaries between neighbours on one subject and keeps the changes of subject', () => {
+    // Topics 0-1 on one subject (axis 0), 2 on another, 3-4 back on the first: only the changes remain.
+    const axis = [0, 0, 1, 0, 0];
+    const e = axis.flatMap((d) => Array.from({ length: 6 }, () => Float32Array.from([0, 1].map((k) => (k === d ? 1 : 0)))));
+    const joined = joinCoherentTopics(e, segAt([0, 6, 12, 18, 24], 30));
+    expect(joined.topics).toEqual([
+      { first: 0, last: 11 },
+      { first: 12, last: 17 },
+      { first: 18, last: 29 },
+    ]);
+    expect(joined.boundaries.map((b) => b.sentence)).toEqual([12, 18]);
+    // Distinct subjects stay apart; a stricter similarity joins nothing.
+    const distinct = embeddingsOf([6, 6, 6]);
+    expect(joinCoherentTopics(distinct, segAt([0, 6, 12], 18)).topics).toHaveLength(3);
+    expect(joinCoherentTopics(e, segAt([0, 6, 12, 18, 24], 30), { similarity: 1.01 }).topics).toHaveLength(5);
+    expect(joinCoherentTopics([], segAt([], 0)).topics).toEqual([]);
   });
 });
