@@ -143,7 +143,7 @@ export const ClipsV1 = z
         method: z.string().min(1),
         /** Sentences per comparison window. */
         window: z.number().int().nonnegative(),
-        /** Topic boundaries found (seconds: the start of the first sentence of each new topic). */
+        /** Topic boundaries (seconds: the start of the first sentence of each new topic): where the subject changes; no candidate crosses one. */
         boundaries: z.array(seconds),
       }),
       timings_ms: ClipTimings,
