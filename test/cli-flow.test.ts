@@ -128,9 +128,14 @@ describe('cutroom CLI', () => {
     const clips = await cli(['clips', 'talk.mp4']);
     expect(clips.exitCode, clips.stderr).toBe(0);
     expect(clips.stdout).toContain(`clips      ${join(work, 'talk.clips.json')}`);
-    // 27 s of speech is shorter than a 2-minute candidate: none, and the service's note says why.
-    expect(clips.stdout).toMatch(/no clip candidates found\n\s+note: .*shorter than a 120 s clip/);
-    expect(JSON.parse(readFileSync(join(work, 'talk.clips.json'), 'utf8'))).toMatchObject({ version: 1, mode: 'best', candidates: [] });
+    // 27 s of speech, one topic, shorter than a 2-minute candidate: the default fits the topic
+    // instead (one candidate, the whole talk), printed with its cut line; the service's note says why.
+    expect(clips.stdout).toMatch(/1 clip candidates, best first:\n\n#1 {2}\d:\d\d(\.\d)?-\d:\d\d(\.\d)? {2}\(\d+s\) {2}score \d+ {2}\[c1\]/);
+    expect(clips.stdout).toMatch(/cut: cutroom cut [0-9a-f]{8} --start [\d.]+ --end [\d.]+ \[--vertical\]/);
+    expect(clips.stdout).toMatch(/note: no topic lasts 120 s, the shortest default clip/);
+    const doc = JSON.parse(readFileSync(join(work, 'talk.clips.json'), 'utf8'));
+    expect(doc).toMatchObject({ version: 1, mode: 'best', target: { requested: null, min_seconds: 15, max_seconds: 300 } });
+    expect(doc.candidates).toHaveLength(1);
     const summary = await cli(['summarize', 'speech.wav', '-o', 'summary']);
     expect(summary.exitCode, summary.stderr).toBe(0);
     expect(summary.stdout).toContain(`summary    ${join(work, 'summary', 'speech.summary.json')}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JobStatus, JobType, PaymentStatus, SessionStatus } from './job-types.ts';
 import { LIMITS } from './limits.ts';
+import { ClipTarget } from './clips/clip-targets.ts';
 import { VerticalProfile } from './clips/profiles.ts';
 import { SubjectStrategy } from './clips/subjects-v1.ts';
 
@@ -46,6 +47,9 @@ export const CreateJobRequest = z.strictObject({
   filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
   content_type: z.string().min(1).max(255).optional(),
   query: z.string().min(1).max(LIMITS.queryMaxChars).optional(),
+  target: ClipTarget.optional().describe(
+    'find_clips: what the candidates are sized for: short (15-60 s, stories and shorts), medium (60-180 s, reels), long (120-300 s). Omitted: 2-5 minutes, or, when no topic of the recording lasts 2 minutes, candidates that fit its topics. A candidate never crosses a topic boundary',
+  ),
   source_job_id: z
     .uuid()
     .optional()

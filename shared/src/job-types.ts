@@ -107,7 +107,8 @@ export const JOB_TYPES: Readonly<Record<JobType, JobTypeFacts>> = {
     available: true,
   },
   find_clips: {
-    summary: 'transcript plus ranked clip candidates with scores, reasons, titles and hooks (clips v1); optional `query`',
+    summary:
+      'transcript plus ranked clip candidates with scores, reasons, titles and hooks (clips v1); optional `query`, and `target` for short, medium or long clips',
     // The spec prices find_clips for video only; audio is accepted at the same price.
     input: { kind: 'upload', media: ['audio', 'video'] },
     pricing: { by: 'media', prices: { audio: price(200, '1.70'), video: price(200, '1.70') } },

@@ -48,7 +48,7 @@ export const ClipsFromVideoRequest = upload
       .describe('Media type of the video (video/mp4, video/quicktime, video/webm, video/x-matroska, video/x-msvideo)'),
     max_clips: maxClips,
     profile: VerticalProfile.optional().describe(
-      'Encoding profile of every clip (default vidA-primary, 1080x1920); candidates longer than its cap (240/240/180/60 s) are trimmed to it',
+      'Encoding profile of every clip (default vidA-primary, 1080x1920). vidB-stories (60 s at most) finds short candidates (15-60 s) that fit it whole; with the others candidates longer than the cap (240/240/180 s) are trimmed to it',
     ),
     subject: SubjectStrategy.exclude(['manual', 'subject_id'])
       .optional()

@@ -15,8 +15,9 @@ const WRITES = { ...TRANSCRIPT_WRITES, clips: 'memory' } as const satisfies Outp
 
 /**
  * find_clips: the upload is transcribed exactly as for transcribe (extracting_audio →
- * transcribing), then `analyzing`: sentences, embeddings, topic segmentation, 120-300 s
- * sentence-snapped candidates with scores, titles, hooks and summaries (understanding/find-clips.ts).
+ * transcribing), then `analyzing`: sentences, embeddings, topic segmentation, sentence-snapped
+ * candidates inside topics, sized by the assignment's `target` (2-5 minutes without one), with
+ * scores, titles, hooks and summaries (understanding/find-clips.ts).
  * The best LLM_CANDIDATES candidates get their texts from the text model, checked against their
  * own sentences (understanding/candidate-texts.ts). Outputs: the transcript (free byproduct) and
  * `clips` (clips v1 JSON).
@@ -50,6 +51,7 @@ async function findClipsInto(dir: string, a: FindClipsAssignment, signal: AbortS
     transcript,
     embedder,
     query: a.params.query,
+    target: a.params.target ?? null,
     signal,
     ...(generate && generator ? { generate, generatorId: generator.id } : {}),
   });

@@ -23,6 +23,7 @@ const candidate = (rank: number, query: string | null = null): CandidateForText 
   text: bees.join(' '),
   extractive: { title: 'Honey bees', hook: bees[0]!, summary: bees[1]! },
   query,
+  unsure: [],
 });
 
 describe('candidateTexts', () => {
@@ -65,6 +66,23 @@ describe('candidateTexts', () => {
     expect(texts!.title).toBeUndefined();
     expect(texts!.dropped).toEqual([{ field: 'title', text: 'Why Tesla Bought A Bee Farm', reason: expect.stringMatching(/not in the transcript: .*tesla/) }]);
     expect(texts!.summary).toBe(bees[2]);
+  });
+
+  it('drops a title or hook that repeats a word the recognizer was unsure of (its extractive text stays)', async () => {
+    const generator = fakeGenerator();
+    const generate = candidateTexts({ generator, embedder, top: 1 })!;
+    // The control: the same candidate with every word sure keeps the model's title and hook.
+    const sure = await generate(candidate(1));
+    expect(sure).toMatchObject({ title: 'Beekeeping is one of the', hook: bees[0] });
+    const unsure = await candidateTexts({ generator, embedder, top: 1 })!({ ...candidate(1), unsure: [{ word: 'beekeeping', probability: 0.21 }] });
+    expect(unsure!.title).toBeUndefined();
+    expect(unsure!.hook).toBeUndefined();
+    expect(unsure!.summary).toBe(sure!.summary);
+    const reason = 'repeats a word the recognizer was unsure of: “beekeeping” (0.21), below 0.5';
+    expect(unsure!.dropped).toEqual([
+      { field: 'title', text: 'Beekeeping is one of the', reason },
+      { field: 'hook', text: bees[0], reason },
+    ]);
   });
 });
 

@@ -3,6 +3,7 @@ import type { CandidateForText, DroppedText, GeneratedTexts } from './find-clips
 import { groundText, groundTitle, indexTranscript } from './grounding.ts';
 import { CUT_OFF_REASON, promptCharsFor, spreadWithin, withoutCutOff } from './prompt-budget.ts';
 import type { TextGenerator } from './text-generator.ts';
+import { unsureWordsReason } from './unsure-words.ts';
 
 /**
  * find_clips' titles, hooks and summaries from a text model. The model sees the candidate's own
@@ -90,6 +91,11 @@ async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<
     if (!text) continue;
     if (field === 'title' && text.split(/\s+/).length > TITLE_MAX_WORDS) {
       dropped.push({ field, text, reason: `longer than ${TITLE_MAX_WORDS} words` });
+      continue;
+    }
+    const unsure = unsureWordsReason(text, c.unsure);
+    if (unsure) {
+      dropped.push({ field, text, reason: unsure });
       continue;
     }
     const g = await groundTitle(text, index, o.embedder);

@@ -1,12 +1,14 @@
-import { cosine } from './embedder.ts';
+import { DEFAULT_CLIP_LENGTHS } from '@cutroom/shared/clips/clip-targets';
 import type { Segmentation } from './segment.ts';
-import { meanDirection } from './vectors.ts';
 
 /**
  * Best-mode clip spans from topic segmentation. Every span is whole sentences: it starts where
  * sentence `first` starts and ends where sentence `last` ends, and lasts `minSeconds` to
- * `maxSeconds`; a span that cannot be fitted (a long silence in the way) is dropped, never
- * stretched off a sentence edge. Pure: times, depths and embeddings in, spans out.
+ * `maxSeconds`. Every span lies inside one topic (find_clips hands over topics with the coherent
+ * neighbours joined: topic-edges.ts): it never starts on the tail of the topic before nor runs
+ * into the next, so a topic too short for the lengths gets no span rather than one grown across
+ * its boundary. A span that cannot be fitted (a long silence in the way) is dropped, never
+ * stretched off a sentence edge. Pure: times and depths in, spans out.
  */
 
 /** Sentences `first..last` (inclusive). */
@@ -21,7 +23,7 @@ export interface Timed {
 }
 
 export interface ClipLengthOptions {
-  /** Shortest candidate, seconds. @default 120 */
+  /** Shortest candidate, seconds. @default 120 (the default target's) */
   minSeconds?: number;
   /** Longest candidate, seconds. @default 300 */
   maxSeconds?: number;
@@ -29,21 +31,19 @@ export interface ClipLengthOptions {
    * When a span must be cut shorter, ends are ranked by the depth of the gap after them (a topic
    * shift is a natural end), ties broken towards this length. @default 180
    */
-  targetSeconds?: number;
+  idealSeconds?: number;
 }
 
 export interface CandidateOptions extends ClipLengthOptions {
   /**
-   * Adjacent topics whose centroids are at least this similar (cosine) are also offered merged
-   * into one span: segmentation at c = 0.5 splits some long discussions in two. MiniLM puts two
-   * halves of one subject around 0.6-0.8 and different subjects under 0.3. @default 0.55
+   * Least time between two window starts inside one long topic, seconds (more when the topic is
+   * long: they spread over all of it). @default half of `minSeconds` (60 s for the default, 7.5 s for short clips)
    */
-  mergeSimilarity?: number;
-  /** Least time between two window starts inside one long topic, seconds (more when the topic is long: they spread over all of it). @default 60 */
   startSpacingSeconds?: number;
 }
 
-export const CLIP_LENGTH = { minSeconds: 120, maxSeconds: 300, targetSeconds: 180 } as const;
+/** The default target's lengths (the spec's 2-5 minutes): what every option here falls back to. */
+export const CLIP_LENGTH = DEFAULT_CLIP_LENGTHS;
 
 export const spanSeconds = (s: readonly Timed[], span: Span): number => s[span.last]!.end - s[span.first]!.start;
 
@@ -59,32 +59,33 @@ export function isClipSpan(s: readonly Timed[], span: Span, o: ClipLengthOptions
   return d >= min && d <= max;
 }
 
+/** The index of the topic that holds the whole span, or null (a span across a boundary). */
+export function topicIndexOf(topics: readonly Span[], span: Span): number | null {
+  const i = topics.findIndex((t) => span.first >= t.first && span.first <= t.last);
+  return i >= 0 && span.last <= topics[i]!.last ? i : null;
+}
+
 /**
- * The seeds: each topic; windows inside topics longer than `maxSeconds`, starting at the topic's
- * start and at its strongest internal sub-boundaries; runs of adjacent coherent topics merged.
- * Each seed is then fitted to the clip length by whole sentences (`fitSpan`). Duplicates are
- * removed; overlapping spans are left for the caller to rank and thin out (`keepDistinct`).
+ * The seeds, each fitted inside its topic: every topic of clip length or more (whole when it
+ * fits; a topic shorter than `minSeconds` gives none), and windows inside topics longer than
+ * `maxSeconds`, starting at the topic's start and at its strongest internal sub-boundaries.
+ * Duplicates are removed; overlapping spans are left for the caller to rank and thin out (`keepDistinct`).
  */
-export function candidateSpans(
-  sentences: readonly Timed[],
-  seg: Pick<Segmentation, 'topics' | 'depth'>,
-  embeddings: readonly Float32Array[],
-  o: CandidateOptions = {},
-): Span[] {
+export function candidateSpans(sentences: readonly Timed[], seg: Pick<Segmentation, 'topics' | 'depth'>, o: CandidateOptions = {}): Span[] {
   const max = o.maxSeconds ?? CLIP_LENGTH.maxSeconds;
   const min = o.minSeconds ?? CLIP_LENGTH.minSeconds;
-  const spacing = o.startSpacingSeconds ?? 60;
-  const mergeAt = o.mergeSimilarity ?? 0.55;
+  const spacing = o.startSpacingSeconds ?? min / 2;
   if (speechSeconds(sentences) < min) return [];
 
-  const seeds: Span[] = [];
+  const seeds: { span: Span; bounds: Span }[] = [];
   for (const topic of seg.topics) {
-    seeds.push(topic);
-    if (spanSeconds(sentences, topic) <= max) continue;
+    const seconds = spanSeconds(sentences, topic);
+    if (seconds < min) continue;
+    seeds.push({ span: topic, bounds: topic });
+    if (seconds <= max) continue;
     // Window starts inside a long topic: about one per `min` seconds of it, deepest gaps first,
     // spread at least `spacing` apart and over the whole topic (a flat stretch, all depths 0,
     // gets evenly spaced sentence starts from its beginning to its end).
-    const seconds = spanSeconds(sentences, topic);
     const wanted = Math.ceil(seconds / min);
     const apart = Math.max(spacing, seconds / (wanted + 1));
     const gaps = [];
@@ -95,22 +96,13 @@ export function candidateSpans(
       if (starts.length >= wanted) break;
       if (starts.every((s) => Math.abs(sentences[s]!.start - sentences[g]!.start) >= apart)) starts.push(g);
     }
-    for (const first of starts.slice(1)) seeds.push({ first, last: topic.last });
-  }
-  const centroids = seg.topics.map((t) => meanDirection(embeddings, t.first, t.last + 1));
-  // Every run i..j of coherent neighbours that fits, not only the longest: scoring picks.
-  for (let i = 0; i < seg.topics.length; i++) {
-    for (let j = i + 1; j < seg.topics.length && cosine(centroids[j - 1]!, centroids[j]!) >= mergeAt; j++) {
-      const merged = { first: seg.topics[i]!.first, last: seg.topics[j]!.last };
-      if (spanSeconds(sentences, merged) > max) break;
-      seeds.push(merged);
-    }
+    for (const first of starts.slice(1)) seeds.push({ span: { first, last: topic.last }, bounds: topic });
   }
 
   const seen = new Set<string>();
   const out: Span[] = [];
   for (const seed of seeds) {
-    const fitted = fitSpan(sentences, seg.depth, seed, o);
+    const fitted = fitSpan(sentences, seg.depth, seed.span, { ...o, bounds: seed.bounds });
     if (!fitted) continue;
     const key = `${fitted.first}-${fitted.last}`;
     if (!seen.has(key)) {
@@ -121,23 +113,31 @@ export function candidateSpans(
   return out;
 }
 
+export interface FitOptions extends ClipLengthOptions {
+  /** Sentences the span may grow into: its topic. Its edges count as the strongest boundaries. @default the whole recording */
+  bounds?: Span;
+}
+
 /**
- * Fits a span to [minSeconds, maxSeconds] by whole sentences, or null when it cannot be.
- * Too long: keep its start, end it at the sentence whose following gap is deepest (ties: nearest
- * `targetSeconds`); failing that, keep its end and pick the start the same way. Too short: add one
- * sentence at a time on the side whose gap is shallower (crossing a weak boundary rather than a
- * strong one), never past `maxSeconds`. `depth[g]` is the gap before sentence g (segment.ts).
+ * Fits a span to [minSeconds, maxSeconds] by whole sentences inside `bounds`, or null when it
+ * cannot be. Too long: keep its start, end it at the sentence whose following gap is deepest
+ * (ties: nearest `idealSeconds`); failing that, keep its end and pick the start the same way. Too
+ * short: add one sentence at a time on the side whose gap is shallower, never past `bounds` nor
+ * `maxSeconds`. `depth[g]` is the gap before sentence g (segment.ts).
  */
-export function fitSpan(sentences: readonly Timed[], depth: readonly number[], span: Span, o: ClipLengthOptions = {}): Span | null {
+export function fitSpan(sentences: readonly Timed[], depth: readonly number[], span: Span, o: FitOptions = {}): Span | null {
   const min = o.minSeconds ?? CLIP_LENGTH.minSeconds;
   const max = o.maxSeconds ?? CLIP_LENGTH.maxSeconds;
-  const target = o.targetSeconds ?? CLIP_LENGTH.targetSeconds;
-  const n = sentences.length;
-  // The recording's own edges are the strongest boundaries of all.
-  const gapBefore = (g: number) => (g <= 0 || g >= n ? Number.POSITIVE_INFINITY : (depth[g] ?? 0));
+  const ideal = o.idealSeconds ?? CLIP_LENGTH.idealSeconds;
+  const lo = Math.max(0, o.bounds?.first ?? 0);
+  const hi = Math.min(sentences.length - 1, o.bounds?.last ?? sentences.length - 1);
+  // The bounds' edges (a topic boundary, or the recording's own edges) are the strongest boundaries of all.
+  const gapBefore = (g: number) => (g <= lo || g > hi ? Number.POSITIVE_INFINITY : (depth[g] ?? 0));
   const seconds = (first: number, last: number) => sentences[last]!.end - sentences[first]!.start;
-  const closeness = (d: number) => (0.1 * Math.abs(d - target)) / (max - min);
-  let { first, last } = span;
+  const closeness = (d: number) => (0.1 * Math.abs(d - ideal)) / (max - min);
+  let first = Math.max(lo, span.first);
+  let last = Math.min(hi, span.last);
+  if (first > last) return null;
 
   if (seconds(first, last) > max) {
     let best: Span | null = null;
@@ -158,8 +158,8 @@ export function fitSpan(sentences: readonly Timed[], depth: readonly number[], s
   }
 
   while (seconds(first, last) < min) {
-    const left = first > 0 && seconds(first - 1, last) <= max ? gapBefore(first) : Number.NaN;
-    const right = last + 1 < n && seconds(first, last + 1) <= max ? gapBefore(last + 1) : Number.NaN;
+    const left = first > lo && seconds(first - 1, last) <= max ? gapBefore(first) : Number.NaN;
+    const right = last < hi && seconds(first, last + 1) <= max ? gapBefore(last + 1) : Number.NaN;
     if (Number.isNaN(left) && Number.isNaN(right)) return null;
     if (Number.isNaN(right) || left < right) first--;
     else last++;
@@ -174,21 +174,46 @@ export function timeIoU(s: readonly Timed[], a: Span, b: Span): number {
   return inter / (spanSeconds(s, a) + spanSeconds(s, b) - inter);
 }
 
-export interface DistinctOptions {
+export interface DistinctOptions<T> {
   /** Two spans overlapping more than this (intersection over union, in time) are the same moment twice. @default 0.5 */
   maxIoU?: number;
   /** Most spans kept. @default 10 */
   cap?: number;
+  /**
+   * The group an item belongs to (its topic), or null for none. Given, the best item of every
+   * group is kept first, so each topic long enough for a clip is offered even when another
+   * topic's spans all score higher; the rest of `cap` then goes by `better`. @default no groups
+   */
+  groupOf?: (item: T) => number | null;
 }
 
-/** Best first (`better` sorts best first), dropping any span that overlaps a kept one by more than `maxIoU`, up to `cap` spans. */
-export function keepDistinct<T extends { span: Span }>(s: readonly Timed[], items: readonly T[], better: (a: T, b: T) => number, o: DistinctOptions = {}): T[] {
+/**
+ * Best first (`better` sorts best first), dropping any span that overlaps a kept one by more than
+ * `maxIoU`, up to `cap` spans (the best of each group first, with `groupOf`).
+ */
+export function keepDistinct<T extends { span: Span }>(
+  s: readonly Timed[],
+  items: readonly T[],
+  better: (a: T, b: T) => number,
+  o: DistinctOptions<T> = {},
+): T[] {
   const maxIoU = o.maxIoU ?? 0.5;
   const cap = o.cap ?? 10;
+  const sorted = [...items].sort(better);
   const kept: T[] = [];
-  for (const item of [...items].sort(better)) {
-    if (kept.length >= cap) break;
-    if (kept.every((k) => timeIoU(s, k.span, item.span) <= maxIoU)) kept.push(item);
+  const keep = (item: T) => {
+    if (kept.length < cap && !kept.includes(item) && kept.every((k) => timeIoU(s, k.span, item.span) <= maxIoU)) kept.push(item);
+  };
+  if (o.groupOf) {
+    const served = new Set<number>();
+    for (const item of sorted) {
+      const group = o.groupOf(item);
+      if (group === null || served.has(group)) continue;
+      const before = kept.length;
+      keep(item);
+      if (kept.length > before) served.add(group);
+    }
   }
-  return kept;
+  for (const item of sorted) keep(item);
+  return kept.sort(better);
 }

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { sentencesOf } from '@cutroom/shared/transcript/sentences';
+import { flattenWords, sentencesOf } from '@cutroom/shared/transcript/sentences';
 import { extractiveSummary, extractiveTexts } from './extractive.ts';
+import { isContentWord, tokenize } from './text-features.ts';
 import { bagOfWordsEmbedder, sentencesFrom, seededRandom, timedTranscript } from './test-fixtures.ts';
 
 const BEES = 'bees hive honey queen comb wax nectar pollen swarm frames brood colony beekeeper smoker'.split(' ');
 const BIKES = 'bicycle wheel pedals chain frame saddle tyre gears rider cycling road velocipede sprocket'.split(' ');
 
 async function talk(texts: string[]) {
-  const sentences = sentencesOf(timedTranscript(texts.map((text) => ({ text }))));
+  const transcript = timedTranscript(texts.map((text) => ({ text })));
+  const sentences = sentencesOf(transcript);
   const embeddings = await bagOfWordsEmbedder().embed(sentences.map((s) => s.text));
-  return { sentences, embeddings };
+  return { sentences, embeddings, words: flattenWords(transcript) };
 }
 
 describe('extractive texts (the floor)', () => {
@@ -39,6 +41,37 @@ describe('extractive texts (the floor)', () => {
     expect(picked.length).toBeGreaterThanOrEqual(1);
     expect(picked.length).toBeLessThanOrEqual(3);
     expect(picked.join(' ')).toBe(x.summary);
+  });
+
+  it('title and hook stay clear of words the recognizer was unsure of; without probabilities they take them', async () => {
+    const rng = seededRandom(3);
+    const texts = [
+      ...sentencesFrom(rng, BIKES, 10),
+      'Why would anyone keep thirty thousand bees in the garden?',
+      ...sentencesFrom(rng, BEES, 30),
+      'The queen lays two thousand eggs a day in the brood comb.',
+      ...sentencesFrom(rng, BEES, 10),
+    ];
+    const { sentences, embeddings, words } = await talk(texts);
+    const span = { first: 10, last: 51 };
+    // The control: with every word sure (as without words), the hook is the question and the title a phrase.
+    const sure = extractiveTexts({ sentences, embeddings, words }, span);
+    expect(sure).toEqual(extractiveTexts({ sentences, embeddings }, span));
+    expect(sure.hook).toBe('Why would anyone keep thirty thousand bees in the garden?');
+    // Misheard: "thousand" in the question, and the title's first content word everywhere.
+    const titleWord = tokenize(sure.title).find(isContentWord)!;
+    const unsure = words.map((w, i) => {
+      const inQuestion = i >= sentences[10]!.firstWord && i < sentences[10]!.endWord && /thousand/i.test(w.word);
+      return inQuestion || tokenize(w.word)[0] === titleWord ? { ...w, probability: 0.2 } : w;
+    });
+    const careful = extractiveTexts({ sentences, embeddings, words: unsure }, span);
+    expect(careful.hook).not.toBe(sure.hook);
+    const hookSentence = sentences.find((x) => x.text === careful.hook)!;
+    expect(unsure.slice(hookSentence.firstWord, hookSentence.endWord).every((w) => w.probability >= 0.5)).toBe(true);
+    expect(tokenize(careful.title)).not.toContain(titleWord);
+    expect(careful.title.split(' ').length).toBeGreaterThanOrEqual(2);
+    // The summary is not held to it (whole sentences, verbatim).
+    expect(careful.summary).toBe(sure.summary);
   });
 
   it('a whole-recording summary takes central sentences from every part, in time order', async () => {

@@ -1,14 +1,17 @@
 import type { Sentence } from '@cutroom/shared/transcript/sentences';
+import type { TranscriptWord } from '@cutroom/shared/transcript/transcript-v2';
 import type { Span } from './candidates.ts';
 import { cosine } from './embedder.ts';
 import { contentStems, hookSignalsOf, hookWordingOf, isContentWord, openingOf, stem, tokenize } from './text-features.ts';
+import { isUnsure } from './unsure-words.ts';
 import { meanDirection, ramp } from './vectors.ts';
 
 /**
  * The extractive floor: a title, a hook and a summary made only of the transcript's own words,
  * chosen with the sentence embeddings. Always available (no text model), and what a generated
  * text falls back to. Nothing here is invented: the title is a phrase cut from one sentence, the
- * hook and the summary are whole sentences, verbatim.
+ * hook and the summary are whole sentences, verbatim. Given the words with their probabilities,
+ * the title and the hook stay clear of words the recognizer was unsure of (unsure-words.ts).
  */
 
 export interface ExtractiveTexts {
@@ -21,6 +24,12 @@ export interface ExtractiveInput {
   /** Every sentence of the recording (document frequencies come from all of them). */
   sentences: readonly Sentence[];
   embeddings: readonly Float32Array[];
+  /**
+   * Every word of the transcript in order (`flattenWords`), indexed by the sentences'
+   * firstWord/endWord: the title phrase never takes an unsure word, the hook is a sentence without
+   * one where the span has such a sentence. @default none (every word taken as sure)
+   */
+  words?: readonly Pick<TranscriptWord, 'word' | 'probability'>[];
 }
 
 /** Longest title phrase, words. */
@@ -105,12 +114,19 @@ function pickCentral(input: ExtractiveInput, pool: readonly number[], centroid: 
 /**
  * The most hook-like sentence: wording (question, number, claim, "you", a graspable length),
  * closeness to the clip's theme, and an early position (a hook opens the clip, or comes soon).
+ * A sentence with an unsure word is taken only when every other one has one too.
  */
 function hookSentence(input: ExtractiveInput, span: Span, centroid: Float32Array): number {
-  let best = span.first;
+  const all = range(span.first, span.last);
+  const clean = all.filter((i) => !unsureFlagsOf(input, i).includes(true));
+  return bestHook(input, span, centroid, clean) ?? bestHook(input, span, centroid, all) ?? span.first;
+}
+
+function bestHook(input: ExtractiveInput, span: Span, centroid: Float32Array, pool: readonly number[]): number | null {
+  let best: number | null = null;
   let bestScore = Number.NEGATIVE_INFINITY;
   const count = span.last - span.first + 1;
-  for (let i = span.first; i <= span.last; i++) {
+  for (const i of pool) {
     const text = input.sentences[i]!.text;
     const signals = hookSignalsOf(text);
     if (signals.words < 4 || signals.words > 40) continue;
@@ -123,9 +139,27 @@ function hookSentence(input: ExtractiveInput, span: Span, centroid: Float32Array
 }
 
 /**
+ * Which surface words of sentence `i` (its text split at spaces) the recognizer was unsure of;
+ * all false without `words`, or when the words do not line up with the text (a script written
+ * without spaces).
+ */
+function unsureFlagsOf(input: ExtractiveInput, i: number): boolean[] {
+  const s = input.sentences[i]!;
+  const surface = s.text.split(/\s+/).filter(Boolean);
+  if (!input.words) return surface.map(() => false);
+  const flags = input.words.slice(s.firstWord, s.endWord).flatMap((w) => {
+    const parts = w.word.trim().split(/\s+/).filter(Boolean);
+    const unsure = isUnsure(w);
+    return parts.map(() => unsure);
+  });
+  return flags.length === surface.length ? flags : surface.map(() => false);
+}
+
+/**
  * A title phrase: the span's keywords (content stems weighted tf × idf against the whole
  * recording), then the run of 2-8 consecutive words inside one sentence that carries the most
- * keyword weight per word, starting and ending on a content word; its first letter capitalized.
+ * keyword weight per word, starting and ending on a content word and holding no unsure word; its
+ * first letter capitalized.
  */
 function titleOf(input: ExtractiveInput, span: Span): string {
   const n = input.sentences.length;
@@ -141,12 +175,14 @@ function titleOf(input: ExtractiveInput, span: Span): string {
     // Surface words; a window never crosses a clause mark (, ; : —) so the phrase reads as one.
     const words = input.sentences[i]!.text.split(/\s+/).filter(Boolean);
     const bare = words.map((w) => tokenize(w)[0] ?? '');
+    const unsure = unsureFlagsOf(input, i);
     for (let a = 0; a < words.length; a++) {
-      if (!isContentWord(bare[a]!)) continue;
+      if (!isContentWord(bare[a]!) || unsure[a]) continue;
       const seen = new Set<string>();
       let sum = 0;
       for (let b = a; b < Math.min(words.length, a + TITLE_MAX_WORDS); b++) {
         if (b > a && /[,;:—–]$/.test(words[b - 1]!)) break;
+        if (unsure[b]) break;
         const st = stem(bare[b]!);
         if (isContentWord(bare[b]!) && !seen.has(st)) {
           seen.add(st);
@@ -158,7 +194,12 @@ function titleOf(input: ExtractiveInput, span: Span): string {
       }
     }
   }
-  if (best.length === 0) best = input.sentences[span.first]!.text.split(/\s+/).slice(0, TITLE_MAX_WORDS);
+  if (best.length === 0) {
+    const words = input.sentences[span.first]!.text.split(/\s+/).filter(Boolean);
+    const unsure = unsureFlagsOf(input, span.first);
+    const sure = words.filter((_, k) => !unsure[k]);
+    best = (sure.length > 0 ? sure : words).slice(0, TITLE_MAX_WORDS);
+  }
   const phrase = best.join(' ').replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
   return phrase.charAt(0).toUpperCase() + phrase.slice(1);
 }

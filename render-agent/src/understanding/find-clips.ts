@@ -1,16 +1,23 @@
+import type { ClipTarget } from '@cutroom/shared/clips/clip-targets';
 import { type ClipCandidate, type ClipTextSource, ClipsV1, type QueryMatch } from '@cutroom/shared/clips/clips-v1';
 import { flattenWords, type Sentence, sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
-import { CLIP_LENGTH, candidateSpans, keepDistinct, type Span, speechSeconds } from './candidates.ts';
+import { lengthsLabel } from '@cutroom/shared/clips/clip-targets';
+import { candidateSpans, keepDistinct, type Span, speechSeconds, topicIndexOf } from './candidates.ts';
+import { type ChosenLengths, chooseLengths, lengthNotes, shortestClipFor } from './clip-lengths.ts';
 import type { Embedder } from './embedder.ts';
 import { type ExtractiveTexts, extractiveTexts } from './extractive.ts';
 import { queryCandidates } from './query.ts';
-import { type SpanScore, scoreSpan } from './score.ts';
-import { segmentTopics } from './segment.ts';
+import { type ScoreInput, type SpanScore, scoreSpan } from './score.ts';
+import { type Segmentation, segmentTopics } from './segment.ts';
+import { joinCoherentTopics, refineBoundaries } from './topic-edges.ts';
+import { type UnsureWord, unsureWordsOf } from './unsure-words.ts';
 
 /**
- * find_clips' analysis: transcript → sentences → embeddings → topics → candidate spans → scores
- * → texts, validated as a ClipsV1 document. Transcription and the upload of the result belong to
+ * find_clips' analysis: transcript → sentences → embeddings → topics (their edges refined and
+ * coherent neighbours joined, topic-edges.ts) → the lengths to search in
+ * (the target's, clip-lengths.ts) → candidate spans inside topics → scores → texts, validated as
+ * a ClipsV1 document. Transcription and the upload of the result belong to
  * the pipeline; a text model plugs in through `generate`.
  */
 
@@ -28,6 +35,8 @@ export interface CandidateForText {
   extractive: ExtractiveTexts;
   /** The query in query mode. */
   query: string | null;
+  /** Content words of the candidate the recognizer was unsure of everywhere it heard them: a title or hook must not repeat them (unsure-words.ts). */
+  unsure: readonly UnsureWord[];
 }
 
 /** A generated text the check against the transcript dropped, and why. */
@@ -53,6 +62,8 @@ export interface FindClipsOptions {
   query?: string | null;
   /** @default 10 */
   maxCandidates?: number;
+  /** What the candidates are sized for (clip-targets.ts). Absent or null: the default, 2-5 minutes or the topics' own lengths. */
+  target?: ClipTarget | null;
   /**
    * Title, hook and summary from a text model, already checked against the transcript (a field it
    * cannot support comes back null). Null or absent: the extractive texts. A throw fails the call:
@@ -75,18 +86,26 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
   // The request schema caps it already; checked again so a bad call fails before the work, not at the final parse.
   if (query && query.length > 500) throw new RangeError(`a find_clips query is 1-500 characters; this one has ${query.length}`);
   const cap = o.maxCandidates ?? 10;
+  const target = o.target ?? null;
   const notes: string[] = [];
   const sentences = sentencesOf(o.transcript);
   const words = flattenWords(o.transcript);
   timings.sentences = now() - t0;
 
   const dropped: NonNullable<ClipsV1['generator']['dropped']> = [];
-  const doc = (candidates: ClipCandidate[], usedGenerator: boolean, window: number, boundaries: number[]): ClipsV1 => {
+  const doc = (
+    candidates: ClipCandidate[],
+    lengths: { minSeconds: number; maxSeconds: number },
+    usedGenerator: boolean,
+    window: number,
+    boundaries: number[],
+  ): ClipsV1 => {
     timings.total = now() - t0;
     return ClipsV1.parse({
       version: 1,
       mode: query ? 'query' : 'best',
       query,
+      target: { requested: target, min_seconds: lengths.minSeconds, max_seconds: lengths.maxSeconds },
       source: { duration: o.transcript.duration, language: o.transcript.language, sentences: sentences.length },
       generator: {
         embedder: o.embedder.id,
@@ -101,11 +120,13 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
   };
 
   const speech = speechSeconds(sentences);
-  if (speech < CLIP_LENGTH.minSeconds) {
+  const shortest = shortestClipFor(target);
+  if (speech < shortest) {
     notes.push(
-      `the recording is ${Math.round(o.transcript.duration)} s long with ${Math.round(speech)} s of speech: shorter than a ${CLIP_LENGTH.minSeconds} s clip; no candidates`,
+      `the recording is ${Math.round(o.transcript.duration)} s long with ${Math.round(speech)} s of speech: shorter than a ${shortest} s clip; no candidates`,
     );
-    return doc([], false, 0, []);
+    // No topics to weigh: the lengths a recording this short would have been searched in.
+    return doc([], chooseLengths(target, sentences, []), false, 0, []);
   }
 
   o.signal?.throwIfAborted();
@@ -116,40 +137,26 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
 
   o.signal?.throwIfAborted();
   t = now();
-  const seg = segmentTopics(embeddings, { times: sentences });
+  // Boundaries on the sentence where the subject changes, and only where it changes: a candidate
+  // starts on its own topic's first sentence at the earliest, and a topic is a whole subject.
+  const seg = joinCoherentTopics(embeddings, refineBoundaries(embeddings, segmentTopics(embeddings, { times: sentences })));
   timings.segmentation = now() - t;
 
   t = now();
-  const input = { sentences, words, embeddings };
-  type Picked = { span: Span; quality: SpanScore; match: QueryMatch | null };
-  let picked: Picked[];
-  if (query && queryEmbedding) {
-    const hits = queryCandidates({ query, queryEmbedding, sentences, embeddings }, { depth: seg.depth });
-    const scored = hits.map((h) => ({ span: h.span, match: h.match, quality: scoreSpan(input, h.span) }));
-    picked = keepDistinct(sentences, scored, (a, b) => b.match.score - a.match.score || b.quality.score - a.quality.score, { cap });
-    if (picked.length === 0) notes.push('no part of the recording matches the query closely enough for a clip; no candidates');
-  } else {
-    const scored = candidateSpans(sentences, seg, embeddings).map((span) => ({ span, match: null, quality: scoreSpan(input, span) }));
-    picked = keepDistinct(sentences, scored, (a, b) => b.quality.score - a.quality.score || a.span.first - b.span.first, { cap });
-    if (picked.length === 0) notes.push('no stretch of whole sentences fits a 120-300 s clip (long silences break the speech); no candidates');
-  }
-  if (picked.length > 0 && picked.length < cap) {
-    notes.push(
-      query
-        ? `${picked.length} of up to ${cap} candidates: no other part of the recording matches the query as well`
-        : `${picked.length} of up to ${cap} candidates: the other spans found along topic boundaries overlap these by more than half`,
-    );
-  }
+  const lengths = chooseLengths(target, sentences, seg.topics);
+  notes.push(...lengthNotes(lengths, sentences, seg.topics));
+  const picked = pickSpans({ sentences, words, embeddings }, seg, lengths, query, queryEmbedding, cap, notes);
   timings.candidates = now() - t;
 
   t = now();
+  const input = { sentences, words, embeddings };
   let usedGenerator = false;
   const candidates: ClipCandidate[] = [];
   for (const [i, p] of picked.entries()) {
     o.signal?.throwIfAborted();
     const id = `c${i + 1}`;
     const extractive = extractiveTexts(input, p.span);
-    const texts = await textsFor(o, sentences, p.span, id, i + 1, extractive, query);
+    const texts = await textsFor(o, input, p.span, { id, rank: i + 1, extractive, query });
     usedGenerator ||= Object.values(texts.source).includes('generated');
     dropped.push(...texts.dropped.map((d) => ({ candidate: id, ...d })));
     for (const note of texts.notes) if (!notes.includes(note)) notes.push(note);
@@ -158,10 +165,52 @@ export async function findClips(o: FindClipsOptions): Promise<ClipsV1> {
   timings.generation = now() - t;
   return doc(
     candidates,
+    lengths,
     usedGenerator,
     seg.window,
     seg.boundaries.map((b) => sentences[b.sentence]!.start),
   );
+}
+
+type Picked = { span: Span; quality: SpanScore; match: QueryMatch | null };
+
+/**
+ * The candidates' spans, best first, at most `cap`: query mode, the moments matching the query
+ * (each inside its peak's topic); best mode, the spans inside topics (candidates.ts) by score,
+ * the best of every topic long enough first. Says in `notes` why there are fewer than `cap`.
+ */
+function pickSpans(
+  input: ScoreInput,
+  seg: Segmentation,
+  lengths: ChosenLengths,
+  query: string | null,
+  queryEmbedding: Float32Array | null,
+  cap: number,
+  notes: string[],
+): Picked[] {
+  const { sentences, embeddings } = input;
+  let picked: Picked[];
+  if (query && queryEmbedding) {
+    const hits = queryCandidates({ query, queryEmbedding, sentences, embeddings }, { depth: seg.depth, topics: seg.topics, ...lengths });
+    const scored = hits.map((h) => ({ span: h.span, match: h.match, quality: scoreSpan(input, h.span) }));
+    picked = keepDistinct(sentences, scored, (a, b) => b.match.score - a.match.score || b.quality.score - a.quality.score, { cap });
+    if (picked.length === 0) notes.push('no part of the recording matches the query closely enough for a clip; no candidates');
+  } else {
+    const scored = candidateSpans(sentences, seg, lengths).map((span) => ({ span, match: null, quality: scoreSpan(input, span) }));
+    picked = keepDistinct(sentences, scored, (a, b) => b.quality.score - a.quality.score || a.span.first - b.span.first, {
+      cap,
+      groupOf: (x) => topicIndexOf(seg.topics, x.span),
+    });
+    if (picked.length === 0) notes.push(`no stretch of whole sentences inside one topic fits a ${lengthsLabel(lengths)} clip; no candidates`);
+  }
+  if (picked.length > 0 && picked.length < cap) {
+    notes.push(
+      query
+        ? `${picked.length} of up to ${cap} candidates: no other part of the recording matches the query as well`
+        : `${picked.length} of up to ${cap} candidates: the other spans found inside the topics overlap these by more than half`,
+    );
+  }
+  return picked;
 }
 
 interface ChosenTexts {
@@ -173,27 +222,22 @@ interface ChosenTexts {
 
 async function textsFor(
   o: FindClipsOptions,
-  sentences: readonly Sentence[],
+  { sentences, words }: Pick<ScoreInput, 'sentences' | 'words'>,
   span: Span,
-  id: string,
-  rank: number,
-  extractive: ExtractiveTexts,
-  query: string | null,
+  c: Pick<CandidateForText, 'id' | 'rank' | 'extractive' | 'query'>,
 ): Promise<ChosenTexts> {
   const own = sentences.slice(span.first, span.last + 1).map((s) => s.text);
   const generated = o.generate
     ? await o.generate({
-        id,
-        rank,
+        ...c,
         start: sentences[span.first]!.start,
         end: sentences[span.last]!.end,
         sentences: own,
         text: own.join(' '),
-        extractive,
-        query,
+        unsure: unsureWordsOf(words.slice(sentences[span.first]!.firstWord, sentences[span.last]!.endWord)),
       })
     : null;
-  const texts = { ...extractive };
+  const texts = { ...c.extractive };
   const source: ChosenTexts['source'] = { title: 'extractive', hook: 'extractive', summary: 'extractive' };
   for (const k of ['title', 'hook', 'summary'] as const) {
     const g = generated?.[k]?.trim();

@@ -10,7 +10,8 @@ import { ramp } from './vectors.ts';
  * its embedding to the query's) and its words (BM25 over the recording's sentences, stemmed);
  * the curve is smoothed over neighbouring sentences, its peaks are taken best first, and each
  * peak grows sentence by sentence towards the better-matching side into a clip of
- * `minSeconds`..`maxSeconds` (whole sentences, so still snapped). Pure: embeddings in.
+ * `minSeconds`..`maxSeconds` (whole sentences, so still snapped), inside the peak's own topic: a
+ * peak in a topic too short for a clip gives none. Pure: embeddings in.
  */
 
 export interface QueryInput {
@@ -27,9 +28,11 @@ export interface QueryOptions extends ClipLengthOptions {
   /**
    * Topic-shift depth at each gap (segment.ts `depth`, gap g before sentence g). When given,
    * growing weighs a neighbour's match minus the depth of the gap to it, so a moment stays inside
-   * its topic unless the topic is too short. @default no depths (every gap 0)
+   * its topic. @default no depths (every gap 0)
    */
   depth?: readonly number[];
+  /** The topics (segment.ts), in order and covering every sentence: a moment never grows out of its peak's. @default one topic, the whole recording */
+  topics?: readonly Span[];
 }
 
 /**
@@ -126,7 +129,8 @@ export function queryCandidates(input: QueryInput, o: QueryOptions = {}): QueryH
   for (const peak of order) {
     if (hits.length >= (o.maxPeaks ?? 20) || m.smoothed[peak]! < PEAK_SHARE * best) break;
     if (hits.some((h) => peak >= h.span.first && peak <= h.span.last)) continue;
-    const span = growAround(s, m.smoothed, o.depth ?? [], peak, min, max);
+    const bounds = o.topics?.find((t) => peak >= t.first && peak <= t.last) ?? { first: 0, last: s.length - 1 };
+    const span = growAround(s, m.smoothed, o.depth ?? [], peak, { min, max, bounds });
     if (!span) continue;
     const match = matchOf(input, m, span);
     if (match) hits.push({ span, match, peak });
@@ -136,16 +140,22 @@ export function queryCandidates(input: QueryInput, o: QueryOptions = {}): QueryH
 
 /**
  * Grows [peak, peak] one sentence at a time towards the better neighbour (its match less the
- * topic-shift depth of the gap to it), within [min, max] seconds; past `min`, it stops when that
- * neighbour matches below GROW_SHARE of the peak.
+ * topic-shift depth of the gap to it), within [min, max] seconds and inside `bounds` (the peak's
+ * topic); past `min`, it stops when that neighbour matches below GROW_SHARE of the peak.
  */
-function growAround(s: readonly Sentence[], curve: readonly number[], depth: readonly number[], peak: number, min: number, max: number): Span | null {
+function growAround(
+  s: readonly Sentence[],
+  curve: readonly number[],
+  depth: readonly number[],
+  peak: number,
+  { min, max, bounds }: { min: number; max: number; bounds: Span },
+): Span | null {
   let first = peak;
   let last = peak;
   const seconds = (a: number, b: number) => s[b]!.end - s[a]!.start;
   for (;;) {
-    const left = first > 0 && seconds(first - 1, last) <= max ? curve[first - 1]! - (depth[first] ?? 0) : Number.NaN;
-    const right = last + 1 < s.length && seconds(first, last + 1) <= max ? curve[last + 1]! - (depth[last + 1] ?? 0) : Number.NaN;
+    const left = first > bounds.first && seconds(first - 1, last) <= max ? curve[first - 1]! - (depth[first] ?? 0) : Number.NaN;
+    const right = last < bounds.last && seconds(first, last + 1) <= max ? curve[last + 1]! - (depth[last + 1] ?? 0) : Number.NaN;
     if (Number.isNaN(left) && Number.isNaN(right)) break;
     const goLeft = Number.isNaN(right) || left > right;
     const next = curve[goLeft ? first - 1 : last + 1]!;

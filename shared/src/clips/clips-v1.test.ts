@@ -50,14 +50,31 @@ describe('clips v1', () => {
     expect(ClipsV1.safeParse({ ...doc, notes: ['the recording is 95 s long: shorter than a 120 s clip; no candidates'], candidates: [] }).success).toBe(true);
   });
 
-  it('refuses candidates outside 120-300 s, fractional or out-of-range scores, and an unknown text source', () => {
+  it('refuses candidates outside 120-300 s (a document without a target), fractional or out-of-range scores, and an unknown text source', () => {
     const with_ = (patch: Record<string, unknown>) => ClipsV1.safeParse({ ...doc, candidates: [{ ...candidate, ...patch }] }).success;
     expect(with_({ duration: 119.9 })).toBe(false);
     expect(with_({ duration: 300.1 })).toBe(false);
+    expect(with_({ duration: 30 })).toBe(false);
     expect(with_({ score: 84.5 })).toBe(false);
     expect(with_({ score: 101 })).toBe(false);
     expect(with_({ texts_source: { title: 'invented', hook: 'extractive', summary: 'extractive' } })).toBe(false);
     expect(with_({ match: { score: 70, semantic: 0.52, lexical: 0.6, matched_terms: ['honey'], why: 'Matches “honey”' } })).toBe(true);
+  });
+
+  it('holds every candidate to the lengths its target names: a short document takes 15-60 s candidates and no others', () => {
+    const short = (duration: number) =>
+      ClipsV1.safeParse({ ...doc, target: { requested: 'short', min_seconds: 15, max_seconds: 60 }, candidates: [{ ...candidate, duration }] });
+    expect(short(15).success).toBe(true);
+    expect(short(60).success).toBe(true);
+    expect(short(14.9).success).toBe(false);
+    const long = short(158.5);
+    expect(long.success).toBe(false);
+    expect(long.error?.issues[0]).toMatchObject({ path: ['candidates', 0, 'duration'], message: "c1 lasts 158.5 s, outside the target's 15-60 s" });
+    // The default's fallback (null: no target asked), and a target the enum does not know.
+    expect(
+      ClipsV1.safeParse({ ...doc, target: { requested: null, min_seconds: 15, max_seconds: 300 }, candidates: [{ ...candidate, duration: 70 }] }).success,
+    ).toBe(true);
+    expect(ClipsV1.safeParse({ ...doc, target: { requested: 'huge', min_seconds: 15, max_seconds: 300 } }).success).toBe(false);
   });
 
   it('generates the public JSON Schema with its $id and the candidate fields required', () => {
@@ -74,6 +91,6 @@ describe('clips v1', () => {
     expect(item.required).toEqual(
       expect.arrayContaining(['id', 'start', 'end', 'title', 'hook', 'summary', 'text', 'score', 'score_breakdown', 'reason', 'match']),
     );
-    expect(item.properties.duration).toMatchObject({ minimum: 120, maximum: 300 });
+    expect(item.properties.duration).toMatchObject({ minimum: 15, maximum: 300 });
   });
 });

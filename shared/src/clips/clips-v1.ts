@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClipTarget, LONGEST_CLIP_SECONDS, SHORTEST_CLIP_SECONDS } from './clip-targets.ts';
 
 const seconds = z.number().nonnegative();
 const score100 = z.number().int().min(0).max(100);
@@ -57,7 +58,8 @@ export type QueryMatch = z.infer<typeof QueryMatch>;
 /**
  * One clip candidate. `start` is the start of sentence `first_sentence` and `end` the end of
  * sentence `last_sentence` (sentences as the transcript's `edit` format numbers them), so a cut
- * at [start, end] never begins or ends mid-sentence; 120 <= duration <= 300.
+ * at [start, end] never begins or ends mid-sentence; its duration is within the document's
+ * `target` lengths (15-300 s whatever the target; 120-300 s in documents without `target`).
  */
 export const ClipCandidate = z.object({
   /** Stable within the document (`c1`, `c2`, … in rank order); name it in a clips bundle. */
@@ -66,8 +68,8 @@ export const ClipCandidate = z.object({
   rank: z.number().int().positive(),
   start: seconds,
   end: seconds,
-  /** end − start: 120 to 300 s. */
-  duration: z.number().min(120).max(300),
+  /** end − start, seconds: within `target.min_seconds`..`target.max_seconds`. */
+  duration: z.number().min(SHORTEST_CLIP_SECONDS).max(LONGEST_CLIP_SECONDS),
   first_sentence: sentenceIndex,
   last_sentence: sentenceIndex,
   /** A short title. */
@@ -101,46 +103,69 @@ export const ClipTimings = z.object({
 });
 export type ClipTimings = z.infer<typeof ClipTimings>;
 
+/** The lengths the candidates were searched in, and what the request asked for. */
+export const ClipTargetUsed = z.object({
+  /** The request's `target`; null: none (the default, 2-5 minutes or, when no topic is that long, the topics' own lengths). */
+  requested: ClipTarget.nullable(),
+  /** Shortest and longest candidate the search allowed, seconds: every candidate's duration lies between them. */
+  min_seconds: seconds,
+  max_seconds: seconds,
+});
+export type ClipTargetUsed = z.infer<typeof ClipTargetUsed>;
+
 /**
  * Clips v1: the find_clips output document, served as JSON Schema at
  * /.well-known/cutroom-clips-v1.schema.json. Times are seconds in the source recording. A
  * recording too short for a clip (or, in query mode, with nothing matching) has no candidates
  * and says why in `notes`; it is not an error.
  */
-export const ClipsV1 = z.object({
-  version: z.literal(1),
-  mode: z.enum(['best', 'query']),
-  /** The query of query mode, else null. */
-  query: z.string().min(1).max(500).nullable(),
-  source: z.object({
-    duration: seconds,
-    /** ISO 639-1 code of the transcript. */
-    language: z.string(),
-    /** Sentences in the transcript (what `first_sentence`/`last_sentence` index). */
-    sentences: z.number().int().nonnegative(),
-  }),
-  generator: z.object({
-    /** The sentence-embedding model. */
-    embedder: z.string().min(1),
-    /** The text model behind generated titles, hooks and summaries, or `extractive` when none ran. */
-    text_generator: z.string().min(1),
-    segmentation: z.object({
-      method: z.string().min(1),
-      /** Sentences per comparison window. */
-      window: z.number().int().nonnegative(),
-      /** Topic boundaries found (seconds: the start of the first sentence of each new topic). */
-      boundaries: z.array(seconds),
+export const ClipsV1 = z
+  .object({
+    version: z.literal(1),
+    mode: z.enum(['best', 'query']),
+    /** The query of query mode, else null. */
+    query: z.string().min(1).max(500).nullable(),
+    /** What the candidates were sized for. Absent in documents written before targets: their candidates are 120-300 s. */
+    target: ClipTargetUsed.optional(),
+    source: z.object({
+      duration: seconds,
+      /** ISO 639-1 code of the transcript. */
+      language: z.string(),
+      /** Sentences in the transcript (what `first_sentence`/`last_sentence` index). */
+      sentences: z.number().int().nonnegative(),
     }),
-    timings_ms: ClipTimings,
-    /**
-     * Generated titles, hooks and summary sentences that the check against the candidate's own
-     * sentences refused (what the text model wrote that the clip does not say), with why; the
-     * field then kept its extractive text. Absent in documents written before it was recorded.
-     */
-    dropped: z.array(z.object({ candidate: z.string(), field: z.enum(['title', 'hook', 'summary']), text: z.string(), reason: z.string() })).optional(),
-  }),
-  /** Plain-language remarks: why there are fewer candidates than asked, fallbacks taken. */
-  notes: z.array(z.string()),
-  candidates: z.array(ClipCandidate),
-});
+    generator: z.object({
+      /** The sentence-embedding model. */
+      embedder: z.string().min(1),
+      /** The text model behind generated titles, hooks and summaries, or `extractive` when none ran. */
+      text_generator: z.string().min(1),
+      segmentation: z.object({
+        method: z.string().min(1),
+        /** Sentences per comparison window. */
+        window: z.number().int().nonnegative(),
+        /** Topic boundaries (seconds: the start of the first sentence of each new topic): where the subject changes; no candidate crosses one. */
+        boundaries: z.array(seconds),
+      }),
+      timings_ms: ClipTimings,
+      /**
+       * Generated titles, hooks and summary sentences that the check against the candidate's own
+       * sentences refused (what the text model wrote that the clip does not say), with why; the
+       * field then kept its extractive text. Absent in documents written before it was recorded.
+       */
+      dropped: z.array(z.object({ candidate: z.string(), field: z.enum(['title', 'hook', 'summary']), text: z.string(), reason: z.string() })).optional(),
+    }),
+    /** Plain-language remarks: why there are fewer candidates than asked, fallbacks taken. */
+    notes: z.array(z.string()),
+    candidates: z.array(ClipCandidate),
+  })
+  .superRefine((doc, ctx) => {
+    // A candidate outside the lengths the document says it was searched in is a bug, not a clip.
+    const lo = doc.target?.min_seconds ?? 120;
+    const hi = doc.target?.max_seconds ?? 300;
+    for (const [i, c] of doc.candidates.entries()) {
+      if (c.duration < lo || c.duration > hi) {
+        ctx.addIssue({ code: 'custom', path: ['candidates', i, 'duration'], message: `${c.id} lasts ${c.duration} s, outside the target's ${lo}-${hi} s` });
+      }
+    }
+  });
 export type ClipsV1 = z.infer<typeof ClipsV1>;

@@ -1,7 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { CreateJobRequest } from '@cutroom/shared/api';
 import type { BundleClip, BundleJobType } from '@cutroom/shared/bundles';
+import { CLIP_TARGETS, ClipTarget, lengthsLabel } from '@cutroom/shared/clips/clip-targets';
 import { ClipsV1, type ClipCandidate } from '@cutroom/shared/clips/clips-v1';
+import { DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import type { JobType } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import type { Ctx } from '../../context.ts';
@@ -72,6 +74,20 @@ export function windowOf(clip: BundleClip, n: number, candidates: ClipCandidate[
     );
   }
   return { start: c.start, end: c.end, title: clip.title ?? c.title.slice(0, LIMITS.titleMaxChars), candidate: c.id };
+}
+
+/**
+ * What to add to the refusal of a vertical clip whose candidate is longer than its profile takes:
+ * the find_clips target whose candidates fit that profile whole (a stories clip is trimmed by
+ * nobody: the caller asks for candidates of its length). Empty when it does not apply.
+ */
+export function targetHintFor(clip: BundleClip, w: ReturnType<typeof windowOf>): string {
+  if (w.candidate === null || w.start === undefined || w.end === undefined) return '';
+  const profile = clip.profile ?? DEFAULT_VERTICAL_PROFILE;
+  const cap = VERTICAL_PROFILES[profile].maxSeconds;
+  const target = ClipTarget.options.filter((t) => CLIP_TARGETS[t].maxSeconds <= cap).at(-1);
+  if (w.end - w.start <= cap || !target) return '';
+  return `; or run find_clips with target "${target}": its candidates (${lengthsLabel(CLIP_TARGETS[target])}) fit ${profile} whole`;
 }
 
 /** One clip as the child type's CreateJobRequest, so its own prepare() validates it against the parent (agent products reuse it). */

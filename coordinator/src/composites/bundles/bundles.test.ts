@@ -157,7 +157,13 @@ describe('clip bundles, billing on (card through the processor fake, PGlite)', (
     });
     await expect(create(parent, [{ candidate_id: 'c2', profile: 'vidB-stories' }])).rejects.toMatchObject({
       status: 400,
-      message: expect.stringMatching(/^clip 1: profile vidB-stories takes clips of at most 60 s; this one is 150 s/),
+      message: expect.stringMatching(
+        /^clip 1: profile vidB-stories takes clips of at most 60 s; this one is 150 s: .*; or run find_clips with target "short": its candidates \(15-60 s\) fit vidB-stories whole$/,
+      ),
+    });
+    // A window of one's own gets no such hint: it is the caller's to shorten.
+    await expect(create(parent, [{ start: 10, end: 140, profile: 'vidB-stories' }])).rejects.toMatchObject({
+      message: expect.not.stringMatching(/target/),
     });
     await expect(create(parent, [{ start: 390, end: 410 }])).rejects.toMatchObject({
       status: 400,

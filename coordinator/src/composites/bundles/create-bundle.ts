@@ -13,7 +13,7 @@ import { ensureCheckout } from '../../payments/job-payments.ts';
 import { insertJob, newJobRow } from '../../jobs/job-rows.ts';
 import { reloadJob } from '../../jobs/job-access.ts';
 import { startBundle } from './bundle-start.ts';
-import { CHILD_TYPE_OF, childRequest, storedCandidates, windowOf } from './bundle-children.ts';
+import { CHILD_TYPE_OF, childRequest, storedCandidates, targetHintFor, windowOf } from './bundle-children.ts';
 import type { BundleParams } from './bundle-params.ts';
 import { parentMediaOf, usableParent } from '../../jobs/parent-source.ts';
 
@@ -36,7 +36,10 @@ async function candidatesOf(ctx: Ctx, parent: ParentView): Promise<ClipCandidate
   throw bad(`source_job_id ${parent.job.id} no longer has its clips output (it was deleted), so candidate ids cannot be resolved: give start and end instead`);
 }
 
-/** Prepares every clip as its child job, naming the clip in any refusal. Nothing is written. */
+/**
+ * Prepares every clip as its child job, naming the clip in any refusal (and, for a vertical clip
+ * whose candidate is longer than its profile takes, the find_clips target that fits it). Nothing is written.
+ */
 async function prepareChildren(ctx: Ctx, type: BundleJobType, clips: BundleClip[], parent: ParentView) {
   const unit = priceOf(type, null)!;
   const childDef = definitionOf(CHILD_TYPE_OF[type]);
@@ -49,8 +52,11 @@ async function prepareChildren(ctx: Ctx, type: BundleJobType, clips: BundleClip[
     try {
       prepared = childDef.prepare(childRequest(type, clip, n, parent, w), parent);
     } catch (err) {
-      if (err instanceof AppError && !err.message.startsWith(`clip ${n}:`)) throw new AppError(err.code, `clip ${n}: ${err.message}`, { cause: err });
-      throw err;
+      if (!(err instanceof AppError)) throw err;
+      const prefix = err.message.startsWith(`clip ${n}:`) ? '' : `clip ${n}: `;
+      const hint = type === 'clips_vertical' ? targetHintFor(clip, w) : '';
+      if (!prefix && !hint) throw err;
+      throw new AppError(err.code, `${prefix}${err.message}${hint}`, { cause: err });
     }
     const summary: BundleChildSummary = { index: n, job_id: randomUUID(), candidate_id: w.candidate, start: w.start!, end: w.end!, title: w.title ?? null };
     return { summary, prepared: { ...prepared, price: unit, originalFilename: `${stem}.clip${n}.${type === 'clips_vertical' ? 'vertical' : 'clip'}.mp4` } };

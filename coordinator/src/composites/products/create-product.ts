@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { type ClipTarget, clipTargetForCap } from '@cutroom/shared/clips/clip-targets';
+import { DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { priceOf } from '@cutroom/shared/job-types';
 import { LIMITS } from '@cutroom/shared/limits';
 import { ClipsFromVideoRequest, ClipsYoutubeRequest, type AgentProduct } from '@cutroom/shared/products';
@@ -12,10 +14,21 @@ import { ProductParams, productParams } from './product-params.ts';
 const SCHEMAS = { clips_from_video: ClipsFromVideoRequest, clips_youtube: ClipsYoutubeRequest } as const;
 
 /**
+ * What the find_clips child sizes its candidates for: clips_from_video asks for the target its
+ * profile's cap takes whole (vidB-stories, 60 s: `short`), so the candidates end where the
+ * speaker ends rather than being trimmed at the cap; otherwise the default (clip-targets.ts).
+ */
+function findClipsTargetOf(product: AgentProduct, request: ClipsFromVideoRequest | ClipsYoutubeRequest): ClipTarget | null {
+  if (product !== 'clips_from_video') return null;
+  const profile = (request as ClipsFromVideoRequest).profile ?? DEFAULT_VERTICAL_PROFILE;
+  return clipTargetForCap(VERTICAL_PROFILES[profile].maxSeconds);
+}
+
+/**
  * Checks a product request and prepares its row, nothing written: the schema (every failing field
  * named), then the find_clips child through find_clips' own prepare() (filename, content type,
- * query), then that the upload is a video (the clips need one). Its clips are prepared later,
- * against the find_clips child's probe and candidates (product-steps.ts).
+ * query, and the target the profile needs), then that the upload is a video (the clips need one).
+ * Its clips are prepared later, against the find_clips child's probe and candidates (product-steps.ts).
  */
 export function prepareProduct(product: AgentProduct, raw: unknown): { id: string; prepared: PreparedJob } {
   const parsed = SCHEMAS[product].safeParse(raw);
@@ -24,8 +37,16 @@ export function prepareProduct(product: AgentProduct, raw: unknown): { id: strin
     throw new AppError('invalid_request', `invalid ${product} request: ${problems.join('; ')}`);
   }
   const request = parsed.data;
+  const target = findClipsTargetOf(product, request);
   const find = definitionOf('find_clips').prepare(
-    { job_type: 'find_clips', filename: request.filename, content_type: request.content_type, query: request.query, language: request.language },
+    {
+      job_type: 'find_clips',
+      filename: request.filename,
+      content_type: request.content_type,
+      query: request.query,
+      language: request.language,
+      ...(target && { target }),
+    },
     null,
   );
   if (find.mediaKind !== 'video') {

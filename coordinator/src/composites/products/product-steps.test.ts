@@ -85,6 +85,14 @@ describe('agent products, billing off: the steps', () => {
     expect([await wakeups(findId), await wakeups(id)]).toEqual([2, 0]);
   });
 
+  it('asks its find_clips child for short candidates when the profile takes 60 s at most (stories), the default otherwise', async () => {
+    const targetOf = async (product: AgentProduct, req: Record<string, unknown>) => (await jobRow(ctx, (await uploaded(product, req)).findId)).params['target'];
+    expect(await targetOf('clips_from_video', { profile: 'vidB-stories' })).toBe('short');
+    expect(await targetOf('clips_from_video', { profile: 'vidB-reels' })).toBeUndefined();
+    expect(await targetOf('clips_from_video', {})).toBeUndefined();
+    expect(await targetOf('clips_youtube', {})).toBeUndefined();
+  });
+
   it('cuts the best max_clips candidates by score (trimmed to the profile cap) once, and completes with what was delivered', async () => {
     const { c, id, findId } = await uploaded('clips_from_video', { max_clips: 2, profile: 'vidB-reels', subject: 'auto' });
     await completeFindClips(ctx, findId, [candidate('c1', 60, 10, 140), candidate('c2', 90, 100, 390), candidate('c3', 75, 0, 130)]);
