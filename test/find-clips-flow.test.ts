@@ -91,7 +91,7 @@ describe('find_clips over REST', () => {
     expect(clips.generator.text_generator).toMatch(/^local:qwen2\.5/);
     expect(Object.values(best0.texts_source)).toContain('generated');
     for (const c of clips.candidates.slice(1)) expect(c.texts_source).toEqual({ title: 'extractive', hook: 'extractive', summary: 'extractive' });
-    expect(clips.notes).toContain('titles, hooks and summaries of the best 1 candidates are from the text model; the others are extractive');
+    expect(clips.notes).toContain("titles and summaries of the best 1 candidates are from the text model; hooks and the others' texts are extractive");
     const embedder = await loadLocalEmbedder({ modelsDir: DEFAULT_MODELS_DIR });
     const own = await indexTranscript(
       sentences.slice(best0.first_sentence, best0.last_sentence + 1).map((s) => s.text),
@@ -100,7 +100,7 @@ describe('find_clips over REST', () => {
     for (const field of ['title', 'hook'] as const) {
       if (best0.texts_source[field] === 'generated') expect((await groundTitle(best0[field], own, embedder)).isGrounded, best0[field]).toBe(true);
     }
-    if (best0.texts_source.summary === 'generated') expect((await groundText(best0.summary, own, embedder)).dropped).toEqual([]);
+    if (best0.texts_source.summary === 'generated') expect((await groundText(best0.summary, own, embedder, { wholeSpan: true })).dropped).toEqual([]);
     // What grounding refused is on record, each with a reason, and never shipped as a text.
     for (const d of clips.generator.dropped) {
       expect(d.candidate).toBe('c1');

@@ -15,6 +15,7 @@ export const UNIT_WITH_MEDIA_OR_MODELS = [
 export const SLOW = [
   'test/find-clips-flow.test.ts',
   'test/summarize-flow.test.ts',
+  'test/understanding-eval.test.ts',
   'test/text-generator.test.ts',
   'test/chaos.test.ts',
   'test/admin-console.test.ts',

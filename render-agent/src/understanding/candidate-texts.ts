@@ -1,16 +1,20 @@
 import type { Embedder } from './embedder.ts';
 import type { CandidateForText, DroppedText, GeneratedTexts } from './find-clips.ts';
-import { groundText, groundTitle, indexTranscript } from './grounding.ts';
-import { CUT_OFF_REASON, promptCharsFor, spreadWithin, withoutCutOff } from './prompt-budget.ts';
+import { withoutDanglingOpenings } from './dangling.ts';
+import { groundText, groundTitle, indexTranscript, splitSentences } from './grounding.ts';
+import { CUT_OFF_REASON, withoutCutOff } from './prompt-budget.ts';
 import type { TextGenerator } from './text-generator.ts';
 import { unsureWordsReason } from './unsure-words.ts';
 
 /**
- * find_clips' titles, hooks and summaries from a text model. The model sees the candidate's own
- * sentences (and the extractive texts as a hint); what it writes is checked against those
- * sentences only (grounding.ts), so a title cannot borrow from another part of the recording.
- * A field the check refuses keeps its extractive text. One request per candidate, for the best
- * `top` only: on a CPU each takes 10-40 s, and callers mostly look at the first few.
+ * find_clips' titles and summaries from a text model. The model sees the candidate's key
+ * sentences (its extractive hook and summary: central sentences, within KEY_CHARS) and writes a
+ * title and a one-sentence summary as two labelled lines; what it writes is checked against the
+ * candidate's own sentences only (grounding.ts, the summary also against the clip as a whole), so
+ * a title cannot borrow from another part of the recording. A field the check refuses keeps its
+ * extractive text. The hook stays extractive: it is the clip's most hook-like sentence, verbatim,
+ * which is what a viewer hears (and a third text would cost the CPU another ~3 s a candidate).
+ * One short request per candidate (~50 answer tokens), for the best `top` only.
  */
 
 export interface CandidateTextsOptions {
@@ -28,26 +32,22 @@ export interface CandidateTextsOptions {
   onDone?: (done: number, of: number) => void;
 }
 
-/** Longest title, words (the prompt asks for 10). */
+/** Longest title, words (the prompt asks for 3-8). */
 export const TITLE_MAX_WORDS = 12;
-/** Summary sentences kept (the prompt asks for 2-3). */
-const SUMMARY_MAX_SENTENCES = 3;
+/** Summary sentences kept (the prompt asks for one). */
+const SUMMARY_MAX_SENTENCES = 2;
+/** Longest summary read, characters. */
+const SUMMARY_MAX_CHARS = 400;
+/** Most characters of key sentences shown. */
+export const KEY_CHARS = 650;
+/** Tokens the answer may take: two short lines. */
+const MAX_TOKENS = 90;
 
-export const CANDIDATE_TEXT_SCHEMA = {
-  type: 'object',
-  properties: {
-    title: { type: 'string', maxLength: 90 },
-    hook: { type: 'string', maxLength: 220 },
-    summary: { type: 'string', maxLength: 700 },
-  },
-  required: ['title', 'hook', 'summary'],
-} as const;
-
-/** Steers towards the transcript's own words, which grounding keeps (summarize.ts says why). */
+/** Steers towards the transcript's own words, which grounding keeps (summary-texts.ts says why). */
 const SYSTEM =
-  'You write short, accurate titles, hooks and summaries for clips cut from a spoken recording, reusing the words of the clip. ' +
+  'You write short, accurate titles and summaries for clips cut from a spoken recording, reusing the words of the clip. ' +
   'Use only what the clip itself says: no names, numbers, places or claims it does not contain. ' +
-  'Never write about the clip itself ("this clip", "the speaker", "the video"). Reply in JSON.';
+  'Never write about the clip itself ("this clip", "the speaker", "the video").';
 
 /** The `generate` hook of findClips over a text model, or null when `top` is 0. */
 export function candidateTexts(o: CandidateTextsOptions): ((c: CandidateForText) => Promise<GeneratedTexts | null>) | null {
@@ -57,7 +57,7 @@ export function candidateTexts(o: CandidateTextsOptions): ((c: CandidateForText)
     if (c.rank > o.top) {
       // Called in rank order: the first candidate past the cut says so once.
       return c.rank === o.top + 1
-        ? { notes: [`titles, hooks and summaries of the best ${o.top} candidates are from the text model; the others are extractive`] }
+        ? { notes: [`titles and summaries of the best ${o.top} candidates are from the text model; hooks and the others' texts are extractive`] }
         : null;
     }
     try {
@@ -65,7 +65,7 @@ export function candidateTexts(o: CandidateTextsOptions): ((c: CandidateForText)
     } catch (err) {
       if (o.signal?.aborted) throw o.signal.reason;
       o.onError?.(c, err as Error);
-      return { notes: [`the text model failed on ${c.id}: its title, hook and summary are extractive`] };
+      return { notes: [`the text model failed on ${c.id}: its title and summary are extractive`] };
     } finally {
       o.onDone?.(++done, o.top);
     }
@@ -75,9 +75,9 @@ export function candidateTexts(o: CandidateTextsOptions): ((c: CandidateForText)
 async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<GeneratedTexts> {
   const answer = await o.generator.complete({
     system: SYSTEM,
-    prompt: promptFor(c, promptCharsFor(o.language ?? 'en')),
-    maxTokens: 320,
-    jsonSchema: CANDIDATE_TEXT_SCHEMA,
+    prompt: promptFor(c),
+    maxTokens: MAX_TOKENS,
+    responsePrefix: 'Title:',
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const drafted = parseAnswer(answer);
@@ -86,61 +86,68 @@ async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<
   const dropped: DroppedText[] = [];
   const out: GeneratedTexts = { dropped };
 
-  for (const field of ['title', 'hook'] as const) {
-    const text = field === 'title' ? cleanTitle(drafted.title) : drafted.hook.trim();
-    if (!text) continue;
-    if (field === 'title' && text.split(/\s+/).length > TITLE_MAX_WORDS) {
-      dropped.push({ field, text, reason: `longer than ${TITLE_MAX_WORDS} words` });
-      continue;
-    }
-    const unsure = unsureWordsReason(text, c.unsure);
-    if (unsure) {
-      dropped.push({ field, text, reason: unsure });
-      continue;
-    }
-    const g = await groundTitle(text, index, o.embedder);
-    if (g.isGrounded) out[field] = text;
-    else dropped.push({ field, text, reason: g.reason });
+  const title = cleanTitle(drafted.title);
+  if (title) {
+    const unsure = unsureWordsReason(title, c.unsure);
+    const g =
+      title.split(/\s+/).length > TITLE_MAX_WORDS
+        ? { isGrounded: false, reason: `longer than ${TITLE_MAX_WORDS} words` }
+        : unsure
+          ? { isGrounded: false, reason: unsure }
+          : await groundTitle(title, index, o.embedder);
+    if (g.isGrounded) out.title = title;
+    else dropped.push({ field: 'title', text: title, reason: g.reason });
   }
-  const { text: summary, cut } = withoutCutOff(drafted.summary, CANDIDATE_TEXT_SCHEMA.properties.summary.maxLength);
+  const { text: summary, cut } = withoutCutOff(drafted.summary, SUMMARY_MAX_CHARS);
   if (cut) dropped.push({ field: 'summary', text: cut, reason: CUT_OFF_REASON });
   if (summary) {
-    const g = await groundText(summary, index, o.embedder);
-    for (const d of g.dropped) dropped.push({ field: 'summary', text: d.sentence, reason: d.reason });
-    if (g.kept.length > 0) out.summary = g.kept.slice(0, SUMMARY_MAX_SENTENCES).join(' ');
+    const g = await groundText(summary, index, o.embedder, { wholeSpan: true });
+    const all = splitSentences(summary);
+    const kept = new Set(g.kept);
+    const mended = withoutDanglingOpenings(all.flatMap((text, i) => (kept.has(text) ? [{ text, followsKept: i > 0 && kept.has(all[i - 1]!) }] : [])));
+    for (const d of [...g.dropped, ...mended.dropped]) dropped.push({ field: 'summary', text: d.sentence, reason: d.reason });
+    if (mended.kept.length > 0) out.summary = mended.kept.slice(0, SUMMARY_MAX_SENTENCES).join(' ');
   }
   return out;
 }
 
-function promptFor(c: CandidateForText, maxChars: number): string {
-  const lines = [
-    'Write for this clip of a recording:',
-    '- title: at most 10 words, naming its subject with words from the clip',
-    '- hook: one sentence from what the clip says that makes a listener want to hear it',
-    '- summary: 2 or 3 sentences stating the most important things it says, in its own words',
-  ];
+/** The clip's key sentences (its extractive hook and summary, in the clip's order, within KEY_CHARS). */
+function keySentencesOf(c: CandidateForText): string[] {
+  const wanted = new Set([c.extractive.hook, ...splitSentences(c.extractive.summary)]);
+  const key: string[] = [];
+  let chars = 0;
+  for (const s of c.sentences) {
+    if (!wanted.has(s) || (key.length > 0 && chars + s.length > KEY_CHARS)) continue;
+    key.push(s);
+    chars += s.length + 1;
+  }
+  return key.length > 0 ? key : [c.sentences[0]!.slice(0, KEY_CHARS)];
+}
+
+function promptFor(c: CandidateForText): string {
+  const lines = ['Key sentences of a clip cut from a spoken recording:', keySentencesOf(c).join(' '), ''];
   if (c.query) lines.push(`The clip was chosen because it matches the search "${c.query}": say what it says about that.`);
+  if (c.unsure.length > 0) lines.push(`These words may be misheard; do not use them: ${c.unsure.map((u) => u.word).join(', ')}.`);
   lines.push(
-    '',
-    `Key sentences picked from the clip (a hint): ${c.extractive.hook} ${c.extractive.summary}`,
-    '',
-    'Transcript of the clip:',
-    spreadWithin(c.sentences, maxChars),
+    "Fill in these lines: the title 3 to 8 words naming the clip's subject, with words from the clip; the summary one sentence stating its most important fact, in your own words.",
+    'Title:',
+    'Summary:',
   );
   return lines.join('\n');
 }
 
-/** The model's JSON answer, or an error naming what was wrong (the candidate then keeps its extractive texts). */
-export function parseAnswer(answer: string): { title: string; hook: string; summary: string } {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(answer);
-  } catch {
-    throw new Error(`the text model's answer is not JSON: ${answer.slice(0, 120)}`);
-  }
-  const p = (parsed ?? {}) as Record<string, unknown>;
-  const str = (k: string): string => (typeof p[k] === 'string' ? (p[k] as string) : '');
-  return { title: str('title'), hook: str('hook'), summary: str('summary') };
+/** The two labelled lines of the answer ("Title: …", "Summary: …"; markdown and quotes off); a missing one is empty. */
+export function parseAnswer(answer: string): { title: string; summary: string } {
+  const read = (label: string) => {
+    const m = new RegExp(`^\\s*(?:\\*\\*)?${label}(?:\\*\\*)?\\s*:(?:\\*\\*)?\\s*(.*)$`, 'im').exec(answer);
+    return m
+      ? m[1]!
+          .trim()
+          .replace(/^["“'‘](.*)["”'’]$/s, '$1')
+          .trim()
+      : '';
+  };
+  return { title: read('title'), summary: read('summary') };
 }
 
 /** Quotes, a "Title:" label and a final period off. */

@@ -87,7 +87,6 @@ export function fakeGenerator(o: FakeGeneratorOptions = {}): FakeGenerator {
       }
       req.signal?.throwIfAborted();
       if (o.failOn?.test(req.prompt)) throw new Error('fake model failure');
-      const after = (marker: string) => req.prompt.slice(req.prompt.indexOf(marker) + marker.length).trim();
       // summarize's batch: "Part N: <key sentences>" a line; a title and a summary each, and the overview when asked.
       const parts = req.prompt
         .split('\n')
@@ -105,9 +104,9 @@ export function fakeGenerator(o: FakeGeneratorOptions = {}): FakeGenerator {
           );
         return lines.join('\n');
       }
-      if (req.prompt.includes('Transcript of the clip:')) {
-        const s = splitSentences(after('Transcript of the clip:')).filter((x) => !x.startsWith('['));
-        return JSON.stringify({ title: titleOf(s[0]!), hook: s[0], summary: `${s[1] ?? s[0]}${invented}` });
+      if (req.prompt.startsWith('Key sentences of a clip')) {
+        const s = splitSentences(req.prompt.split('\n')[1]!);
+        return `Title: ${titleOf(s[0]!)}\nSummary: ${s[1] ?? s[0]}${invented}`;
       }
       // summarize's overview of several batches: the chapters' summaries, one a line after "N. ".
       const summaries = req.prompt

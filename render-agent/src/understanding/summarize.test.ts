@@ -40,7 +40,7 @@ function expectSound(doc: SummaryV1) {
 }
 
 describe('summarize with a text model (a deterministic fake) and the real embedder', () => {
-  it('writes every chapter and the overview in one short request from key sentences; an invented fact is dropped everywhere, with why', async () => {
+  it('writes each chapter in a short request from its key sentences, then the overview; an invented fact is dropped everywhere, with why', async () => {
     const generator = fakeGenerator({ invent: true });
     const progress: number[] = [];
     const doc = await summarize({ transcript: talk, embedder, generator, onProgress: (f) => progress.push(f) });
@@ -68,24 +68,29 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     }
     expect(doc.generator.text_generator).toBe('fake-model (test)');
     expect(doc.generator.parts).toBe(3);
-    // One request: key sentences of each chapter (not its whole text), the overview asked in it.
-    expect(generator.requests).toHaveLength(1);
-    const prompt = generator.requests[0]!.prompt;
-    expect(prompt.split('\n').filter((l) => /^Part \d: /.test(l))).toHaveLength(3);
-    expect(prompt.length).toBeLessThan(3 * KEY_CHARS + 800);
-    expect(sentences.filter((s) => prompt.includes(s.text)).length).toBeLessThan(sentences.length * 0.75);
+    // A request a chapter holding its key sentences (not its whole text), then the overview from the chapters' summaries.
+    expect(generator.requests).toHaveLength(4);
+    for (const [i, r] of generator.requests.slice(0, 3).entries()) {
+      expect(r.prompt.split('\n').filter((l) => /^Part \d: /.test(l))).toEqual([expect.stringMatching(new RegExp(`^Part ${i + 1}: `))]);
+      expect(r.prompt.length).toBeLessThan(KEY_CHARS + 600);
+      expect(r.responsePrefix).toBe(`Title ${i + 1}:`);
+      const own = sentences.slice(doc.chapters[i]!.first_sentence, doc.chapters[i]!.last_sentence + 1);
+      expect(own.filter((s) => r.prompt.includes(s.text)).length).toBeLessThan(own.length);
+      expect(sentences.filter((s) => r.prompt.includes(s.text)).every((s) => own.includes(s))).toBe(true);
+    }
+    expect(generator.requests[3]!.prompt).toMatch(/^What a spoken recording says, part by part \(3 parts\)/);
     expect(progress.at(-1)).toBe(1);
     expectSound(doc);
   });
 
   it('keeps extractive texts where a request fails, and says so', async () => {
-    const failing = fakeGenerator({ failOn: /Part 1:/ });
+    const failing = fakeGenerator({ failOn: /Part 2:/ });
     const errors: string[] = [];
     const doc = await summarize({ transcript: talk, embedder, generator: failing, onError: (what) => errors.push(what) });
-    expect(errors).toEqual(['the summary']);
-    expect(doc.chapters.map((c) => c.title_source)).toEqual(['extractive', 'extractive', 'extractive']);
-    expect(doc.overview_source).toBe('extractive');
-    expect(doc.notes).toContain('the text model failed on the summary: its text is extractive');
+    expect(errors).toEqual(['chapter 2']);
+    expect(doc.chapters.map((c) => c.title_source)).toEqual(['generated', 'extractive', 'generated']);
+    expect(doc.overview_source).toBe('generated');
+    expect(doc.notes).toContain('the text model failed on chapter 2: its text is extractive');
     expectSound(doc);
 
     const none = fakeGenerator();
@@ -94,26 +99,21 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     expect(zero.generator.text_generator).toBe('extractive');
   });
 
-  it('writes a long recording in batches of chapters, then the overview from their summaries, within the request budget', async () => {
-    // The three topics three times over: nine chapters of about a minute, two batches.
-    const nine = timedTranscript([...THREE_TOPICS, ...THREE_TOPICS, ...THREE_TOPICS].flat().map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
-    const all = fakeGenerator();
-    const doc = await summarize({ transcript: nine, embedder, generator: all });
-    expect(doc.chapters.length).toBeGreaterThan(BATCH_CHAPTERS);
-    expect(all.requests).toHaveLength(3);
-    expect(all.requests[2]!.prompt).toMatch(/^What a spoken recording says, part by part/);
-    expect(doc.chapters.every((c) => c.summary_source === 'generated')).toBe(true);
-    expect(doc.overview_source).toBe('generated');
-
+  it('writes the chapters within the request budget, keeping one request for the overview', async () => {
     const capped = fakeGenerator();
-    const two = await summarize({ transcript: nine, embedder, generator: capped, maxCalls: 2 });
+    const two = await summarize({ transcript: talk, embedder, generator: capped, maxCalls: 2 });
     expect(capped.requests).toHaveLength(2);
-    const firstBatch = batches(two.chapters)[0]!.length;
-    expect(two.chapters.map((c) => c.summary_source)).toEqual(two.chapters.map((_, i) => (i < firstBatch ? 'generated' : 'extractive')));
+    expect(two.chapters.map((c) => c.summary_source)).toEqual(['generated', 'extractive', 'extractive']);
     expect(two.overview_source).toBe('generated');
-    expect(two.notes.join(' ')).toContain(
-      `chapters ${firstBatch + 1}-${two.chapters.length} keep extractive titles and summaries: the text-model request budget (2) was spent`,
-    );
+    expect(two.notes.join(' ')).toContain('chapters 2-3 keep extractive titles and summaries: the text-model request budget (2) was spent');
+
+    // One chapter: the overview is asked in the same request.
+    const one = fakeGenerator();
+    const bees = timedTranscript(THREE_TOPICS[0]!.map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
+    const single = await summarize({ transcript: bees, embedder, generator: one });
+    expect(one.requests).toHaveLength(1);
+    expect(one.requests[0]!.prompt).toMatch(/\nOverview:$/);
+    expect([single.chapters[0]!.summary_source, single.overview_source]).toEqual(['generated', 'generated']);
   });
 
   it('drops a chapter sentence that the chapter says but that is off its subject, and gives every chapter a key point', async () => {
@@ -126,7 +126,8 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     const writer: FakeGenerator = {
       ...fakeGenerator(),
       // Chapter 1: the stray sentence and a bee sentence; the others nothing; the overview a bee sentence.
-      complete: async () => `Title 1:\nSummary 1: ${stray} ${bees[1]}\nTitle 2:\nSummary 2:\nTitle 3:\nSummary 3:\nOverview: ${bees[1]}`,
+      complete: async (req) =>
+        req.prompt.includes('Part 1:') ? `Title 1:\nSummary 1: ${stray} ${bees[1]}` : req.prompt.includes('Part ') ? 'Title:' : `Overview: ${bees[1]}`,
     };
     const doc = await summarize({ transcript: mixed, embedder, generator: writer });
     expect(doc.chapters[0]!.summary).toBe(bees[1]);
@@ -215,8 +216,9 @@ describe('mergeChapters', () => {
 
 describe('summary requests', () => {
   it('balances batches of chapters and shows each chapter by key sentences within its share', () => {
-    expect(batches([1, 2, 3, 4, 5, 6, 7]).map((b) => b.length)).toEqual([4, 3]);
-    expect(batches([1, 2, 3]).map((b) => b.length)).toEqual([3]);
+    expect(batches([1, 2, 3, 4, 5, 6, 7], 6).map((b) => b.length)).toEqual([4, 3]);
+    expect(batches([1, 2, 3], 6).map((b) => b.length)).toEqual([3]);
+    expect(batches([1, 2, 3]).map((b) => b.length)).toEqual(Array(3).fill(BATCH_CHAPTERS));
     const key = keySentences(
       sentences,
       sentences.map(() => Float32Array.from([1, 0])),

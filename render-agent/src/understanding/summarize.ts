@@ -153,9 +153,17 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   for (const [b, group] of groups.slice(0, batchCalls).entries()) {
     o.signal?.throwIfAborted();
     const withOverview = !needsOverviewCall;
-    progress(0.1 + 0.8 * Math.min(1, written / expected), `writing chapters ${group[0]!.index}-${group.at(-1)!.index} of ${chapters.length}`);
+    progress(
+      0.1 + 0.8 * Math.min(1, written / expected),
+      `writing ${group.length === 1 ? `chapter ${group[0]!.index}` : `chapters ${group[0]!.index}-${group.at(-1)!.index}`} of ${chapters.length}`,
+    );
     const parts = group.map((ch) => ({ index: ch.index, key: keySentences(sentences, embeddings, { first: ch.first_sentence, last: ch.last_sentence }) }));
-    const what = groups.length === 1 ? 'the summary' : `chapters ${group[0]!.index}-${group.at(-1)!.index}`;
+    const what =
+      groups.length === 1 && chapters.length > 1
+        ? 'the summary'
+        : group.length === 1
+          ? `chapter ${group[0]!.index}`
+          : `chapters ${group[0]!.index}-${group.at(-1)!.index}`;
     let tokens = 0;
     const answer = await request(o, what, notes, {
       system: SYSTEM,
