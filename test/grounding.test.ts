@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
 import { groundText, groundTitle, indexTranscript, splitSentences, type TranscriptIndex } from '@cutroom/render-agent/understanding/grounding';
@@ -53,7 +54,32 @@ describe('groundText', () => {
       const r = await groundText(sentence, index, embedder);
       expect(r.kept, sentence).toEqual([]);
       expect(r.dropped[0]!.reason).toMatch(reason);
+      // Judged against the whole talk as well (a summary's sentences are), an invention still fails.
+      expect((await groundText(sentence, index, embedder, { wholeSpan: true })).kept, `${sentence} (whole span)`).toEqual([]);
     }
+  });
+
+  it('keeps faithful paraphrase and generalisation and refuses invention on the labelled pairs (the calibration of SPAN_COSINE and SPAN_COVERAGE)', async () => {
+    const pairs = JSON.parse(readFileSync(new URL('./fixtures/grounding/labelled-pairs.json', import.meta.url), 'utf8')) as {
+      premise: string;
+      hypothesis: string;
+      label: 'paraphrase' | 'generalisation' | 'invention';
+    }[];
+    const kept = { paraphrase: 0, generalisation: 0, invention: 0 };
+    const windowsOnly = { ...kept };
+    const of = { ...kept };
+    for (const p of pairs) {
+      const passage = await indexTranscript(p.premise.split(/(?<=[.?!])\s+/), embedder);
+      of[p.label]++;
+      if ((await groundText(p.hypothesis, passage, embedder, { wholeSpan: true })).kept.length > 0) kept[p.label]++;
+      if ((await groundText(p.hypothesis, passage, embedder)).kept.length > 0) windowsOnly[p.label]++;
+    }
+    console.info(`labelled pairs kept (whole span): ${JSON.stringify(kept)} of ${JSON.stringify(of)}; windows only: ${JSON.stringify(windowsOnly)}`);
+    expect(of).toEqual({ paraphrase: 16, generalisation: 12, invention: 16 });
+    expect(kept.invention).toBe(0);
+    expect(kept.paraphrase).toBeGreaterThanOrEqual(14);
+    expect(kept.generalisation).toBeGreaterThanOrEqual(5);
+    expect(kept.generalisation).toBeGreaterThan(windowsOnly.generalisation);
   });
 
   it('drops a sentence whose number the transcript does not hold, spelled or in digits', async () => {

@@ -2,7 +2,7 @@ import type { Embedder } from './embedder.ts';
 import type { CandidateForText, DroppedText, GeneratedTexts } from './find-clips.ts';
 import { withoutDanglingOpenings } from './dangling.ts';
 import { groundText, groundTitle, indexTranscript, splitSentences } from './grounding.ts';
-import { CUT_OFF_REASON, withoutCutOff } from './prompt-budget.ts';
+import { CUT_OFF_REASON, keyCharsFor, withoutCutOff } from './prompt-budget.ts';
 import type { TextGenerator } from './text-generator.ts';
 import { unsureWordsReason } from './unsure-words.ts';
 
@@ -38,8 +38,6 @@ export const TITLE_MAX_WORDS = 12;
 const SUMMARY_MAX_SENTENCES = 2;
 /** Longest summary read, characters. */
 const SUMMARY_MAX_CHARS = 400;
-/** Most characters of key sentences shown. */
-export const KEY_CHARS = 650;
 /** Tokens the answer may take: two short lines. */
 const MAX_TOKENS = 90;
 
@@ -75,7 +73,7 @@ export function candidateTexts(o: CandidateTextsOptions): ((c: CandidateForText)
 async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<GeneratedTexts> {
   const answer = await o.generator.complete({
     system: SYSTEM,
-    prompt: promptFor(c),
+    prompt: promptFor(c, keyCharsFor(o.language ?? 'en')),
     maxTokens: MAX_TOKENS,
     responsePrefix: 'Title:',
     ...(o.signal ? { signal: o.signal } : {}),
@@ -111,21 +109,21 @@ async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<
   return out;
 }
 
-/** The clip's key sentences (its extractive hook and summary, in the clip's order, within KEY_CHARS). */
-function keySentencesOf(c: CandidateForText): string[] {
+/** The clip's key sentences (its extractive hook and summary, in the clip's order, within `maxChars`). */
+function keySentencesOf(c: CandidateForText, maxChars: number): string[] {
   const wanted = new Set([c.extractive.hook, ...splitSentences(c.extractive.summary)]);
   const key: string[] = [];
   let chars = 0;
   for (const s of c.sentences) {
-    if (!wanted.has(s) || (key.length > 0 && chars + s.length > KEY_CHARS)) continue;
+    if (!wanted.has(s) || (key.length > 0 && chars + s.length > maxChars)) continue;
     key.push(s);
     chars += s.length + 1;
   }
-  return key.length > 0 ? key : [c.sentences[0]!.slice(0, KEY_CHARS)];
+  return key.length > 0 ? key : [c.sentences[0]!.slice(0, maxChars)];
 }
 
-function promptFor(c: CandidateForText): string {
-  const lines = ['Key sentences of a clip cut from a spoken recording:', keySentencesOf(c).join(' '), ''];
+function promptFor(c: CandidateForText, maxChars: number): string {
+  const lines = ['Key sentences of a clip cut from a spoken recording:', keySentencesOf(c, maxChars).join(' '), ''];
   if (c.query) lines.push(`The clip was chosen because it matches the search "${c.query}": say what it says about that.`);
   if (c.unsure.length > 0) lines.push(`These words may be misheard; do not use them: ${c.unsure.map((u) => u.word).join(', ')}.`);
   lines.push(

@@ -1,53 +1,18 @@
 /**
- * Bounds on what one text-model request may hold. The local model's context is 4096 tokens
- * (text-generator.ts) and English runs at about 4 characters a token, so a prompt's transcript
- * text is held to PROMPT_TEXT_CHARS (~1,750 tokens), leaving room for the instructions and the
- * answer. Text is never cut off at the budget: a passage that does not fit is represented by
- * sentences spread evenly over it, so the model still sees its whole course. Answers are bounded
- * by their JSON schema's maxLength, and a sentence cut off there is taken out (withoutCutOff).
+ * Bounds on what one text-model request may hold and answer. A request shows key sentences, not
+ * whole passages (summary-texts.ts says why): at most KEY_CHARS characters of them, a third of that
+ * for scripts that take about a token a character. Answers are bounded by their token limit, and
+ * a sentence cut off there is taken out (withoutCutOff).
  */
 
-/** Most characters of transcript text in one prompt. */
-export const PROMPT_TEXT_CHARS = 7000;
+/** Most characters of key sentences shown for one chapter or one clip (~160 tokens of English). */
+export const KEY_CHARS = 650;
 
 /** Languages whose scripts take about a token a character: their budget is a third. */
 const DENSE_SCRIPTS = new Set(['zh', 'ja', 'ko', 'th', 'lo', 'my', 'km', 'bo', 'yue']);
 
-/** The character budget for transcript text in `language`. */
-export const promptCharsFor = (language: string): number => (DENSE_SCRIPTS.has(language) ? Math.floor(PROMPT_TEXT_CHARS / 3) : PROMPT_TEXT_CHARS);
-
-/**
- * `sentences` joined when they fit `maxChars`; otherwise sentences at even strides across the
- * whole list (the first always, then as many as fit), in order, with "[…]" where some were left out.
- */
-export function spreadWithin(sentences: readonly string[], maxChars: number): string {
-  const whole = sentences.join(' ');
-  if (whole.length <= maxChars || sentences.length === 0) return whole.length <= maxChars ? whole : whole.slice(0, maxChars);
-  const average = whole.length / sentences.length;
-  let count = Math.max(1, Math.floor(maxChars / (average + 6)));
-  for (;;) {
-    const picked = stride(sentences.length, count);
-    const text = joinWithGaps(sentences, picked);
-    if (text.length <= maxChars || count === 1) return text.length <= maxChars ? text : text.slice(0, maxChars);
-    count--;
-  }
-}
-
-/** `count` indices of 0..n-1 spread evenly, the first included. */
-function stride(n: number, count: number): number[] {
-  const step = n / count;
-  return Array.from({ length: count }, (_, j) => Math.floor(j * step));
-}
-
-function joinWithGaps(sentences: readonly string[], picked: readonly number[]): string {
-  let out = '';
-  picked.forEach((i, k) => {
-    const gap = k > 0 && i !== picked[k - 1]! + 1;
-    out += `${k === 0 ? '' : ' '}${gap ? '[…] ' : ''}${sentences[i]}`;
-  });
-  if (picked.at(-1)! < sentences.length - 1) out += ' […]';
-  return out;
-}
+/** The character budget for key sentences in `language`. */
+export const keyCharsFor = (language: string): number => (DENSE_SCRIPTS.has(language) ? Math.floor(KEY_CHARS / 3) : KEY_CHARS);
 
 /** The leading whole sentences of `text` that fit `maxChars` (its first sentence cut, with "…", when even that does not). */
 export function leadingSentencesWithin(text: string, maxChars: number): string {

@@ -5,7 +5,8 @@ import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
 import { type FakeGenerator, fakeGenerator, INVENTED, THREE_TOPICS } from './summarize-fixtures.ts';
 import { MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, summarize } from './summarize.ts';
-import { BATCH_CHAPTERS, batches, batchPrompt, KEY_CHARS, keySentences, parseBatch } from './summary-texts.ts';
+import { KEY_CHARS } from './prompt-budget.ts';
+import { BATCH_CHAPTERS, batches, batchPrompt, keySentences, parseBatch } from './summary-texts.ts';
 import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
 
 /** The three-topic talk, about 6 s a sentence: three topics of about a minute each. */

@@ -7,7 +7,7 @@ import { extractiveSummary, extractiveTexts } from './extractive.ts';
 import { withoutDanglingOpenings } from './dangling.ts';
 import { groundText, groundTitle, indexTranscript, splitSentences, type TranscriptIndex } from './grounding.ts';
 import { groundList, listItems } from './list-grounding.ts';
-import { CUT_OFF_REASON, capChars, leadingSentencesWithin, withoutCutOff } from './prompt-budget.ts';
+import { CUT_OFF_REASON, capChars, keyCharsFor, leadingSentencesWithin, withoutCutOff } from './prompt-budget.ts';
 import { segmentTopics } from './segment.ts';
 import { batchAnswerPrefix, batches, batchMaxTokens, batchPrompt, keySentences, OVERVIEW_PREFIX, overviewPrompt, parseBatch, SYSTEM } from './summary-texts.ts';
 import type { TextGenerator } from './text-generator.ts';
@@ -157,7 +157,10 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
       0.1 + 0.8 * Math.min(1, written / expected),
       `writing ${group.length === 1 ? `chapter ${group[0]!.index}` : `chapters ${group[0]!.index}-${group.at(-1)!.index}`} of ${chapters.length}`,
     );
-    const parts = group.map((ch) => ({ index: ch.index, key: keySentences(sentences, embeddings, { first: ch.first_sentence, last: ch.last_sentence }) }));
+    const parts = group.map((ch) => ({
+      index: ch.index,
+      key: keySentences(sentences, embeddings, { first: ch.first_sentence, last: ch.last_sentence }, keyCharsFor(language)),
+    }));
     const what =
       groups.length === 1 && chapters.length > 1
         ? 'the summary'

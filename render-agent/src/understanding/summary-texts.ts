@@ -1,6 +1,7 @@
 import type { Sentence } from '@cutroom/shared/transcript/sentences';
 import type { Span } from './candidates.ts';
 import { extractiveSummary } from './extractive.ts';
+import { KEY_CHARS } from './prompt-budget.ts';
 
 /**
  * What summarize asks the text model, and how: one request per batch of chapters (BATCH_CHAPTERS),
@@ -12,8 +13,6 @@ import { extractiveSummary } from './extractive.ts';
  * overview request — took 16-30 s per minute of audio (docs/benchmarks.md).
  */
 
-/** Most characters of key sentences shown for one chapter. */
-export const KEY_CHARS = 650;
 /**
  * Most chapters in one request. One: asked for several chapters at once, the 1.5B model wrote
  * one chapter's summary under another's label (on the evaluation's three-topic talk, parts 1
