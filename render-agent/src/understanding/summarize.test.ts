@@ -145,6 +145,23 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     }
   });
 
+  it('drops a chapter title that repeats a word the recognizer was unsure of, and tells the model the words', async () => {
+    // Every word of the first topic heard below 0.5: any title of chapter 1 repeats one.
+    const unsure: TranscriptV2 = {
+      ...talk,
+      segments: talk.segments.map((s, i) => (i < 10 ? { ...s, words: s.words.map((w) => ({ ...w, probability: 0.2 })) } : s)),
+    };
+    const generator = fakeGenerator();
+    const doc = await summarize({ transcript: unsure, embedder, generator });
+    expect(doc.chapters.map((c) => c.title_source)).toEqual(['extractive', 'generated', 'generated']);
+    expect(doc.generator.dropped).toContainEqual({
+      text: expect.any(String),
+      reason: expect.stringMatching(/^chapter 1 title: repeats a word the recognizer was unsure of/),
+    });
+    expect(generator.requests[0]!.prompt).toMatch(/may be misheard; do not use them in a title: .*beekeeping/);
+    expect(generator.requests[1]!.prompt).not.toContain('misheard');
+  });
+
   it('stops on an abort instead of falling back', async () => {
     const slow = fakeGenerator({ delayMs: 5000 });
     const ac = new AbortController();

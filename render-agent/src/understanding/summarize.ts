@@ -1,4 +1,4 @@
-import { type Sentence, sentencesOf } from '@cutroom/shared/transcript/sentences';
+import { flattenWords, type Sentence, sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { type Chapter, type KeyPoint, SummaryV1, type SummaryTextSource } from '@cutroom/shared/summary/summary-v1';
 import type { Span } from './candidates.ts';
@@ -11,6 +11,7 @@ import { CUT_OFF_REASON, capChars, keyCharsFor, leadingSentencesWithin, withoutC
 import { segmentTopics } from './segment.ts';
 import { batchAnswerPrefix, batches, batchMaxTokens, batchPrompt, keySentences, OVERVIEW_PREFIX, overviewPrompt, parseBatch, SYSTEM } from './summary-texts.ts';
 import type { TextGenerator } from './text-generator.ts';
+import { type UnsureWord, unsureWordsOf, unsureWordsReason } from './unsure-words.ts';
 import { meanDirection } from './vectors.ts';
 
 /**
@@ -148,6 +149,10 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   const onTokens = (n: number) => progress(0.1 + 0.8 * Math.min(1, (written + n) / expected), 'writing the summary');
 
   t = now();
+  const words = flattenWords(o.transcript);
+  const unsure = new Map(
+    chapters.map((ch) => [ch.index, unsureWordsOf(words.slice(sentences[ch.first_sentence]!.firstWord, sentences[ch.last_sentence]!.endWord))]),
+  );
   let whole: TranscriptIndex | null = null;
   const wholeIndex = async () => (whole ??= await indexTranscript(texts, o.embedder));
   for (const [b, group] of groups.slice(0, batchCalls).entries()) {
@@ -159,6 +164,7 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
     );
     const parts = group.map((ch) => ({
       index: ch.index,
+      unsure: (unsure.get(ch.index) ?? []).map((u) => u.word),
       key: keySentences(sentences, embeddings, { first: ch.first_sentence, last: ch.last_sentence }, keyCharsFor(language)),
     }));
     const what =
@@ -186,7 +192,7 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
     );
     if (draft.parts.every((p) => !p.title && !p.summary)) notes.push(`the text model's answer for ${what} could not be read: its text is extractive`);
     for (const [i, ch] of group.entries()) {
-      const kept = await writeChapter(ch, draft.parts[i]!, { o, sentences, texts, embeddings, dropped });
+      const kept = await writeChapter(ch, draft.parts[i]!, { o, unsure, sentences, texts, embeddings, dropped });
       if (kept.title || kept.summary) usedGenerator = true;
       if (kept.keyPoint) keyPoints.push(kept.keyPoint);
     }
@@ -274,6 +280,8 @@ function finished(text: string, maxLength: number, what: string, dropped: Droppe
 
 interface ChapterContext {
   o: SummarizeOptions;
+  /** Words the recognizer was unsure of, per chapter index (a title must not repeat them). */
+  unsure: ReadonlyMap<number, readonly UnsureWord[]>;
   sentences: readonly Sentence[];
   texts: readonly string[];
   embeddings: readonly Float32Array[];
@@ -297,10 +305,13 @@ async function writeChapter(
   const out = { title: false, summary: false, keyPoint: null as KeyPoint | null };
   const title = cleanTitle(draft.title);
   if (title) {
+    const unsure = unsureWordsReason(title, c.unsure.get(ch.index) ?? []);
     const g =
       title.split(/\s+/).length > TITLE_MAX_WORDS
         ? { isGrounded: false, reason: `longer than ${TITLE_MAX_WORDS} words` }
-        : await onSubject(title, await groundTitle(title, index, c.o.embedder));
+        : unsure
+          ? { isGrounded: false, reason: unsure }
+          : await onSubject(title, await groundTitle(title, index, c.o.embedder));
     if (g.isGrounded) [ch.title, ch.title_source, out.title] = [capChars(title, CAP.title), 'generated', true];
     else c.dropped.push({ text: title, reason: `chapter ${ch.index} title: ${g.reason}` });
   }

@@ -65,7 +65,11 @@ export const batchMaxTokens = (parts: number, withOverview: boolean): number => 
  * (4 against 10.7 tokens/s, docs/benchmarks.md), and a line that is missing or unreadable only
  * leaves that text extractive.
  */
-export function batchPrompt(parts: readonly { index: number; key: string[] }[], o: { total: number; withOverview: boolean }): string {
+export function batchPrompt(
+  parts: readonly { index: number; key: string[]; unsure?: readonly string[] }[],
+  o: { total: number; withOverview: boolean },
+): string {
+  const unsure = [...new Set(parts.flatMap((p) => p.unsure ?? []))];
   const lines = [
     o.withOverview
       ? `Key sentences of a spoken recording, part by part (${o.total} part${o.total > 1 ? 's' : ''}):`
@@ -74,6 +78,7 @@ export function batchPrompt(parts: readonly { index: number; key: string[] }[], 
         : `Key sentences of parts ${parts[0]!.index}-${parts.at(-1)!.index} of a spoken recording of ${o.total} parts:`,
     ...parts.map((p) => `Part ${p.index}: ${p.key.join(' ')}`),
     '',
+    ...(unsure.length > 0 ? [`These words may be misheard; do not use them in a title: ${unsure.join(', ')}.`] : []),
     `Fill in these lines: each title 3 to 6 words naming the subject of its part; each summary one sentence stating the part's most important fact in your own words${
       o.withOverview ? `; the overview ${overviewLength(o.total)}, one fact from each part, in order` : ''
     }.`,
