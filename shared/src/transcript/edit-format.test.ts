@@ -15,6 +15,23 @@ function transcript(text: string): TranscriptV2 {
 const t = transcript('Welcome to the show. Today we talk about bees. Bees make honey. Thanks for listening.');
 
 describe('edit format', () => {
+  it("shows Whisper's attached pieces as one word, kept or deleted together", () => {
+    // Whisper splits "Two-man-eat" and "it's" into pieces that attach to the word before.
+    const pieces = transcript("Two -man -eat sharks swim. it 's late.");
+    expect(toEdit(pieces)).toBe("[0001] Two-man-eat sharks swim.\n[0002] it's late.\n");
+    expect(parseEdit(pieces, '[0001] Two-man-eat swim.\n[0002] late.')).toEqual({
+      ok: true,
+      lines: [
+        { sentence: 0, words: [0, 1, 2, 4] },
+        { sentence: 1, words: [7] },
+      ],
+    });
+    expect(parseEdit(pieces, '[0001] Two sharks swim.')).toMatchObject({
+      ok: false,
+      problems: [{ line: 1, reason: expect.stringContaining('"Two" is not a word') }],
+    });
+  });
+
   it('renders one [NNNN] line per sentence', () => {
     expect(toEdit(t)).toBe('[0001] Welcome to the show.\n[0002] Today we talk about bees.\n[0003] Bees make honey.\n[0004] Thanks for listening.\n');
   });

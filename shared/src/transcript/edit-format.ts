@@ -1,10 +1,14 @@
+import { attachesToPrevious } from './readable-cues.ts';
 import { flattenWords, type Sentence, sentencesOf } from './sentences.ts';
 import type { TranscriptV2, TranscriptWord } from './transcript-v2.ts';
 
 /**
  * The `edit` transcript format: one line per sentence, `[NNNN] text`, where NNNN is the
  * sentence's 1-based number zero-padded to (at least) four digits and the text is its words
- * separated by single spaces (in every language, so that words can be deleted one by one).
+ * separated by single spaces (in every language, so that words can be deleted one by one). A
+ * word is what a reader sees as one: Whisper's pieces that attach to the word before them
+ * ("Two" "-man" "-eat", "it" "'s") are shown joined ("Two-man-eat", "it's") and are kept or
+ * deleted together.
  * A caller edits it by deleting words, deleting whole lines and moving whole lines; anything
  * else (a new or changed word, a copied line) makes the edit invalid.
  */
@@ -12,16 +16,35 @@ export function toEdit(t: TranscriptV2): string {
   const words = flattenWords(t);
   const sentences = sentencesOf(t);
   const width = Math.max(4, String(sentences.length).length);
-  const lines = sentences.map((s) => `${label(s.index + 1, width)} ${tokens(words, s).join(' ')}`);
+  const lines = sentences.map(
+    (s) =>
+      `${label(s.index + 1, width)} ${shownWords(words, s)
+        .map((w) => w.text)
+        .join(' ')}`,
+  );
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
 const label = (n: number, width: number): string => `[${String(n).padStart(width, '0')}]`;
-const tokens = (words: readonly TranscriptWord[], s: Sentence): string[] =>
-  words
-    .slice(s.firstWord, s.endWord)
-    .map((w) => w.word.trim())
-    .filter((w) => w !== '');
+/** A word as the edit shows it, with the indices (into `flattenWords`) of the pieces it joins. */
+interface ShownWord {
+  text: string;
+  indices: number[];
+}
+
+function shownWords(words: readonly TranscriptWord[], s: Sentence): ShownWord[] {
+  const out: ShownWord[] = [];
+  for (let k = s.firstWord; k < s.endWord; k++) {
+    const piece = words[k]!.word.trim();
+    if (piece === '') continue;
+    const last = out.at(-1);
+    if (last && attachesToPrevious(piece)) {
+      last.text += piece;
+      last.indices.push(k);
+    } else out.push({ text: piece, indices: [k] });
+  }
+  return out;
+}
 
 /** One line of an edit that cannot be applied, with why (shown to the caller, who fixes it). */
 export interface EditProblem {
@@ -85,13 +108,9 @@ export function parseEdit(t: TranscriptV2, text: string): EditResult {
       return;
     }
     seen.set(number, lineNo);
-    const original = tokens(words, sentence);
-    const offsets = words
-      .slice(sentence.firstWord, sentence.endWord)
-      .map((w, k) => (w.word.trim() === '' ? -1 : sentence.firstWord + k))
-      .filter((k) => k >= 0);
+    const original = shownWords(words, sentence);
     const kept: number[] = [];
-    const cores = original.map(core);
+    const cores = original.map((w) => core(w.text));
     let at = 0;
     // Punctuation alone is no word: "acid." may stay "acid." when the word after it goes.
     for (const token of (m[2] ?? '').split(/\s+/).filter((w) => core(w) !== '')) {
@@ -104,7 +123,7 @@ export function parseEdit(t: TranscriptV2, text: string): EditResult {
         });
         return;
       }
-      kept.push(offsets[at]!);
+      kept.push(...original[at]!.indices);
       at++;
     }
     lines.push({ sentence: sentence.index, words: kept });

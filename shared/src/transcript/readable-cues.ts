@@ -48,6 +48,9 @@ interface Token {
 /** Whisper's word pieces that attach to the previous word: "-man" in "Two-man", "'s", closing punctuation. */
 const ATTACHES = /^(?:-[\p{L}\p{N}]|['’]\p{L}|[.,!?;:%)\]}])/u;
 
+/** Whether a Whisper word piece attaches to the word before it ("-man", "'s", a closing mark); the edit format groups by it too. */
+export const attachesToPrevious = (piece: string): boolean => ATTACHES.test(piece.trim());
+
 /** Words joined for reading: a space between them except before a piece that attaches ("Two-man-eat", "it's"). */
 export function joinWords(words: readonly string[]): string {
   let out = '';
