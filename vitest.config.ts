@@ -21,6 +21,11 @@ const integration = {
   // agents and nats-server, and most of a flow's wall time is waiting (leases, sweeps, blocks,
   // polls), so files overlap well even on two cores. The shared Postgres and MinIO serve them all.
   pool: 'forks' as const,
+  // A worker keeps its module cache from file to file (each file still starts its own stack; what
+  // the code keeps at module level is registries filled at import and caches of loaded models, which
+  // files may share): importing the coordinator, the SDKs and the harness cost 2.5-6 s a file, about
+  // 150 s of a full run's 59 files on two cores.
+  isolate: false,
   globalSetup: ['test/setup/services.global.ts'],
 };
 

@@ -12,7 +12,7 @@
  * (test/setup/heavy-first-sequencer.ts); flows and slow share one run so neither waits on the
  * other's last file.
  *
- * Each run closes with the tiers' wall times, the ten slowest test files, and one plain line
+ * Each run closes with the tiers' wall times, the ten slowest test files (whole files: imports and hooks count, test/setup/file-times-reporter.ts), and one plain line
  * `tests: N passed, N failed, N skipped` that CI and people read at a glance (the Biome check counts
  * as one test in it). Arguments after the tier select vitest tests (a file, -t …):
  * `bash scripts/run-node.sh scripts/run-tests.ts fast coordinator/src/payments`.
@@ -76,21 +76,26 @@ for (const tiers of runs) {
     '--passWithNoTests',
     '--reporter=default',
     '--reporter=json',
+    '--reporter=./test/setup/file-times-reporter.ts',
     `--outputFile.json=${report}`,
     ...filters,
   ];
   process.stdout.write(`\n=== tier ${label}${workers.length ? ` (${integrationWorkers} files at once)` : ''} ===\n`);
   const started = Date.now();
-  const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  const timesFile = join(dir, `${label}.times.jsonl`);
+  const run = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, CUTROOM_FILE_TIMES: timesFile } });
   const wallS = (Date.now() - started) / 1000;
   try {
     const r = JSON.parse(readFileSync(report, 'utf8')) as Report;
     totals.passed += r.numPassedTests;
     totals.failed += r.numFailedTests;
     totals.skipped += r.numPendingTests + r.numTodoTests;
+    // Whole-file wall times (imports and hooks included) where the reporter wrote them, else the tests' span.
+    const whole = new Map(fileTimes(timesFile).map((t) => [t.name, t]));
     const these = r.testResults.map((f) => {
       const name = relative(process.cwd(), f.name);
-      return { tier: tierOf(name, tiers), name, startTime: f.startTime ?? 0, endTime: f.endTime ?? 0 };
+      const w = whole.get(name);
+      return { tier: tierOf(name, tiers), name, startTime: w?.start ?? f.startTime ?? 0, endTime: w?.end ?? f.endTime ?? 0 };
     });
     files.push(...these);
     // In a shared run, a tier's wall time is from its first file's start to its last file's end.
@@ -102,6 +107,17 @@ for (const tiers of runs) {
     totals.failed += 1;
   }
   if (run.status !== 0) failedRun = true;
+}
+
+function fileTimes(path: string): { name: string; start: number; end: number }[] {
+  try {
+    return readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { name: string; start: number; end: number });
+  } catch {
+    return [];
+  }
 }
 
 function tierSpan(tier: Tier, of: typeof files): string {

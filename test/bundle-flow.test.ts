@@ -7,7 +7,7 @@ import { VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { jobs, ledgerEntries } from '../coordinator/src/db/schema.ts';
 import type { StripeFake } from './fakes/stripe/index.ts';
 import { waitFor } from './fixtures/index.ts';
-import { makeTopicTalk, TOPIC_TEXTS } from './harness/media-gen/topic-talk.ts';
+import { makeTopicTalk, openingOf, TOPIC_TEXTS } from './harness/media-gen/topic-talk.ts';
 import { makeVideo } from './harness/media.ts';
 import { probeStreams, streamOf } from './harness/probe.ts';
 import { startStack, type Stack } from './harness/stack.ts';
@@ -42,9 +42,10 @@ describe('clip bundles over REST (clips_vertical)', () => {
   const jobCount = async () => (await stack.coordinator.ctx.db.select({ id: jobs.id }).from(jobs)).length;
 
   beforeAll(async () => {
-    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2) });
-    // 10 fps: these flows test the product and its money; each 2-minute 9:16 clip encodes a third
-    // faster than at 15 fps (the render itself: vertical-render.test.ts, extract-vertical-clip.test.ts).
+    // These flows test the bundle and its money, not how candidates are found (find-clips-flow) or
+    // how a 9:16 clip is rendered (vertical-render.test.ts, extract-vertical-clip.test.ts): two topics
+    // of ten sentences (about 50 s each; the whole topics made a 2.5-minute clip), at 10 fps.
+    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 10)) });
     await makeVideo(talk.wav, video, { fps: 10 });
     stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: 500 });
     fake = stack.billing!.stripe;

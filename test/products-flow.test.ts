@@ -9,7 +9,7 @@ import { jobEvents, jobs, ledgerEntries } from '../coordinator/src/db/schema.ts'
 import { createProductCall } from '../coordinator/src/service/index.ts';
 import type { StripeFake } from './fakes/stripe/index.ts';
 import { waitFor } from './fixtures/index.ts';
-import { makeTopicTalk, TOPIC_TEXTS } from './harness/media-gen/topic-talk.ts';
+import { makeTopicTalk, openingOf, TOPIC_TEXTS } from './harness/media-gen/topic-talk.ts';
 import { makeVideo } from './harness/media.ts';
 import { probeStreams, streamOf } from './harness/probe.ts';
 import { startStack, type Stack } from './harness/stack.ts';
@@ -21,7 +21,7 @@ const PROFILE = 'vidA-primary-720p' as const;
  * the service call MCP's tool makes, its hold placed by mppx's stock client answering the 402 of
  * GET upload-url with a Shared Payment Token (the MPP `stripe` method) on the processor fake,
  * then PUT, complete-upload, and a real render-agent running its find_clips child (an espeak-ng
- * talk of two topics) and cutting its 9:16 clips. The processor shows what was held, captured and
+ * talk of two short topics) and cutting its 9:16 clips. The processor shows what was held, captured and
  * released; the ledger the same. A second run loses its find_clips child's source while its first
  * clip renders, so the second clip fails for real and is not captured.
  */
@@ -33,9 +33,11 @@ describe('agent products end to end (clips_from_video, card hold by SPT)', () =>
   const video = join(work, 'talk.mp4');
 
   beforeAll(async () => {
-    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2) });
-    // 10 fps: these flows test the product and its money; each 2-minute 9:16 clip encodes a third
-    // faster than at 15 fps (the render itself: vertical-render.test.ts, extract-vertical-clip.test.ts).
+    // These flows test the product and its money, not how candidates are found (find-clips-flow) or
+    // how a 9:16 clip is rendered (vertical-render.test.ts, extract-vertical-clip.test.ts): two topics
+    // of ten sentences (about 50 s each, so 50-s clips; the whole topics made 2.5-minute clips and this
+    // file ran 280 s alone), at 10 fps.
+    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 10)) });
     await makeVideo(talk.wav, video, { fps: 10 });
     stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: 500 });
     fake = stack.billing!.stripe;

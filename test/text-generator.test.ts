@@ -19,7 +19,9 @@ const SYSTEM = 'You write short, accurate text about transcripts. Use only facts
  * scripts/ensure-models.sh) on llama.cpp's prebuilt CPU binary. On 2 cores it loads in 3-5 s; on
  * idle cores it reads this ~390-token prompt at ~60-90 tokens/s and writes ~20 tokens/s, so the
  * request below took 10 s on a lightly loaded machine and 30-45 s while a CI run held the cores
- * (llama.cpp's threads spin-wait on each other when the cores are shared): hence the loose bound.
+ * (llama.cpp's threads spin-wait on each other when the cores are shared): hence the loose bound,
+ * and one thread here, as the other integration files that load the model (another file shares the
+ * two cores).
  */
 describe('local text model (node-llama-cpp, CPU)', () => {
   let generator: TextGenerator;
@@ -27,11 +29,11 @@ describe('local text model (node-llama-cpp, CPU)', () => {
 
   it('loads the installed GGUF and answers a title/hook request as JSON following the schema', async () => {
     const t0 = performance.now();
-    generator = await loadLocalGenerator({ modelPath: DEFAULT_LLM_MODEL_PATH });
+    generator = await loadLocalGenerator({ modelPath: DEFAULT_LLM_MODEL_PATH, threads: 1 });
     const loadSeconds = (performance.now() - t0) / 1000;
     expect(generator.id).toMatch(/^local:qwen2\.5-coder-1\.5b-instruct-q4_k_m/);
     // Loaded once per process: asking again hands back the same instance.
-    expect(await loadLocalGenerator({ modelPath: DEFAULT_LLM_MODEL_PATH })).toBe(generator);
+    expect(await loadLocalGenerator({ modelPath: DEFAULT_LLM_MODEL_PATH, threads: 1 })).toBe(generator);
 
     const t1 = performance.now();
     const answer = await generator.complete({

@@ -26,7 +26,9 @@ beforeAll(async () => {
 describe('understanding evaluation, short slice', () => {
   it('summarizes and finds clips faithfully on a talk of three topics', async () => {
     expect(existsSync(DEFAULT_LLM_MODEL_PATH), 'the set-up installs the local text model').toBe(true);
-    const generator = await openModel(DEFAULT_LLM_MODEL_PATH);
+    // One thread: another test file shares the two cores, and llama.cpp's threads spin-wait on each
+    // other when a core is taken (this file took 113 s with two threads in a full run).
+    const generator = await openModel(DEFAULT_LLM_MODEL_PATH, 1);
     const r = await evaluateTalk(talk, embedder, generator);
     const s = r.summary;
     console.info(

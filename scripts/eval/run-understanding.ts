@@ -173,5 +173,5 @@ export async function evaluateTalk(p: PreparedTalk, embedder: Embedder, generato
   };
 }
 
-/** The local GGUF model at `path` with every core, as the agent opens it. */
-export const openModel = (path: string): Promise<TextGenerator> => loadLocalGenerator({ modelPath: path, threads: availableParallelism() });
+/** The local GGUF model at `path` with every core, as the agent opens it (or `threads`: the test slice shares the cores). */
+export const openModel = (path: string, threads = availableParallelism()): Promise<TextGenerator> => loadLocalGenerator({ modelPath: path, threads });

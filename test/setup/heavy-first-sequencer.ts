@@ -2,17 +2,22 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The integration files that take longest (seconds alone on two cores, measured for issue 22),
+ * The integration files that take longest (seconds as whole files in a full run on two cores, imports
+ * and hooks included: scripts/run-tests.ts's ten slowest),
  * longest first. With several files in flight, a long file that starts last is the run's tail; these
  * start first, and the short files fill the other workers around them.
  */
 export const HEAVY_FILES: readonly string[] = [
-  'test/products-flow.test.ts', // ~300: two find_clips runs, three 2-minute 9:16 clips
-  'test/summarize-flow.test.ts', // ~280: 12.8 min of talk, the local text model on CPU
-  'test/bundle-flow.test.ts', // ~110
-  'test/chaos.test.ts', // ~90
-  'test/find-clips-flow.test.ts', // ~85
-  'test/bad-media.test.ts', // ~75: four hours of silence through Whisper
+  'test/summarize-flow.test.ts', // ~180: the local text model on CPU, one request per chapter
+  'test/products-flow.test.ts', // ~160: two find_clips runs, three 50-s 9:16 clips
+  'test/understanding-eval.test.ts', // ~110: summarize and find_clips with the text model
+  'test/find-clips-flow.test.ts', // ~110: 7.7 min of talk, the text model
+  'test/chaos.test.ts', // ~100
+  'test/bad-media.test.ts', // ~70: four hours of silence through Whisper
+  'test/bundle-flow.test.ts', // ~70
+  'test/find-clips-core.test.ts', // ~60: 12.8 min of talk through Whisper
+  'test/render-agent-loop.test.ts', // ~60
+  'test/cli-flow.test.ts', // ~55
 ];
 
 /** Vitest's own order (its duration cache when it has one, else larger files first), the heavy files ahead of it. */

@@ -178,6 +178,17 @@ export const TOPIC_TEXTS: readonly TalkTopic[] = [
   },
 ];
 
+/**
+ * The first `sentences` sentences of a topic, under the same name and voice: a shorter talk for the
+ * flows that test money, bundles and products rather than how candidates are found (ten sentences of
+ * a TOPIC_TEXTS topic last about 50 s, a third of the whole topic, so its 9:16 clip encodes in a third
+ * of the time).
+ */
+export function openingOf(topic: TalkTopic, sentences: number): TalkTopic {
+  const parts = topic.text.match(/[^.?!]+[.?!]+\s*/g) ?? [topic.text];
+  return { ...topic, text: parts.slice(0, sentences).join('').trim() };
+}
+
 /** A short recording (well under two minutes) for the "too short for a clip" answer. */
 export const SHORT_TEXT: TalkTopic = {
   name: 'short note',
