@@ -124,6 +124,35 @@ export const MppDepositInfo = z.object({
   currency: z.string(),
 });
 
+/** Not in the spec: where a queued job stands (GET /jobs/{id} while it waits for an agent). */
+export const JobQueueStanding = z.object({
+  /** 1 = the next job of its work kind an agent takes. */
+  position: z.number().int().min(1),
+  /** Jobs of the same work kind running now. */
+  running: z.number().int().min(0),
+  /** Live agents that take this work kind (each runs one job of a kind at a time). */
+  agents: z.number().int().min(0),
+  /** When it should start, or null while no live agent takes its kind. */
+  estimated_start_at: z.iso.datetime().nullable(),
+  /** Its type's typical attempt time. */
+  estimated_processing_seconds: z.number().int().min(0),
+  /** Where the figures come from: the service's recent jobs of each type, or the defaults measured on the embedded default. */
+  basis: z.enum(['recent jobs', 'defaults']),
+});
+export type JobQueueStanding = z.infer<typeof JobQueueStanding>;
+
+/** Not in the spec: the time a new job should take, answered at creation before payment (agent-run types). */
+export const JobEstimate = z.object({
+  /** Processing seconds per minute of media for this type (an upload's length is known once processed). */
+  processing_seconds_per_media_minute: z.number().min(0),
+  /** The type's typical attempt time. */
+  typical_processing_seconds: z.number().int().min(0),
+  /** The wait for an agent were the job queued now, or null while no live agent takes its kind. */
+  queue_wait_seconds: z.number().int().min(0).nullable(),
+  basis: z.enum(['recent jobs', 'defaults']),
+});
+export type JobEstimate = z.infer<typeof JobEstimate>;
+
 export const CreateJobResponse = z.object({
   job_id: z.uuid(),
   job_type: JobType,
@@ -137,6 +166,8 @@ export const CreateJobResponse = z.object({
   /** Not in the spec: with paid creation (a payment credential and no bearer), the new session that owns the job. */
   session_id: z.uuid().optional(),
   session_token: z.string().optional(),
+  /** Not in the spec: how long it should take (agent-run types). */
+  estimate: JobEstimate.optional(),
 });
 export type CreateJobResponse = z.infer<typeof CreateJobResponse>;
 
@@ -202,6 +233,8 @@ export const Job = z.object({
   progress: JobProgress.nullable(),
   /** Not in the spec: the H.264 encoder a completed cut ran on (h264_nvenc on an agent whose NVENC opened, else libx264). Cut jobs only. */
   encoder: z.enum(['libx264', 'h264_nvenc']).optional(),
+  /** Not in the spec: while the job waits for an agent, its place in the queue and estimated start. */
+  queue: JobQueueStanding.optional(),
   /** Not in the spec: a bundle's (clips_vertical) clips, one child job each, where each stands (README "Clip bundles"); an agent product's find_clips step (index 0) and clips. Bundles and products only. */
   children: z.array(BundleChildView).optional(),
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { creationEstimate } from './queue-standing.ts';
 import type { CreateJobRequest, CreateJobResponse } from '@cutroom/shared/api';
 import type { Ctx } from '../context.ts';
 import { eq } from 'drizzle-orm';
@@ -89,6 +90,7 @@ async function createDerivative(ctx: Ctx, def: DerivativeDefinition, caller: Job
     ),
   );
   const mpp = billingOff ? null : depositInfo(ctx, prepared.price.chainUnits == null ? null : BigInt(prepared.price.chainUnits));
+  const estimate = await creationEstimate(ctx, req.job_type);
   return {
     body: {
       job_id: id,
@@ -98,6 +100,7 @@ async function createDerivative(ctx: Ctx, def: DerivativeDefinition, caller: Job
       source_job_id: parent!.job.id,
       next_endpoint: 'process',
       ...(mpp && { mpp }),
+      ...(estimate && { estimate }),
     },
     receipt: {},
   };
@@ -141,7 +144,14 @@ export async function createUploadJob(
   const { id, prepared } = job;
   const now = ctx.clock.now();
   const values = newJobRow(id, job.jobType, prepared, now);
-  const base = { job_id: id, job_type: job.jobType, price_cents: prepared.price.cardCents, next_endpoint: 'upload-url' as const };
+  const estimate = await creationEstimate(ctx, job.jobType);
+  const base = {
+    job_id: id,
+    job_type: job.jobType,
+    price_cents: prepared.price.cardCents,
+    next_endpoint: 'upload-url' as const,
+    ...(estimate && { estimate }),
+  };
 
   if (!ctx.billing.enabled) {
     if (caller.sessionId === null) throw missingSession();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { DEFAULT_ATTEMPT_SECONDS, DEFAULT_SECONDS_PER_MEDIA_MINUTE } from './queue-estimate.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeAttempt, failAttempt } from '../agents/attempts.ts';
 import { claimJob } from '../agents/claim.ts';
@@ -83,6 +84,13 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
       price_cents: 50,
       source_job_id: parent,
       next_endpoint: 'process',
+      // How long it should take, before paying (queue-standing.ts): no agent takes cuts here, so no wait is estimated.
+      estimate: {
+        processing_seconds_per_media_minute: DEFAULT_SECONDS_PER_MEDIA_MINUTE['extract_clip'],
+        typical_processing_seconds: DEFAULT_ATTEMPT_SECONDS['extract_clip'],
+        queue_wait_seconds: null,
+        basis: 'defaults',
+      },
     });
     expect(created.value).not.toHaveProperty('checkout_url');
     const row = await jobRow(ctx, created.value.job_id);

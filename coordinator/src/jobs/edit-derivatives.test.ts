@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { DEFAULT_ATTEMPT_SECONDS, DEFAULT_SECONDS_PER_MEDIA_MINUTE } from './queue-estimate.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toEdit } from '@cutroom/shared/transcript/edit-format';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
@@ -95,6 +96,13 @@ describe('edit_from_transcript (billing off, PGlite)', () => {
       price_cents: 100,
       source_job_id: parent,
       next_endpoint: 'process',
+      // How long it should take, before paying (queue-standing.ts): no agent takes cuts here, so no wait is estimated.
+      estimate: {
+        processing_seconds_per_media_minute: DEFAULT_SECONDS_PER_MEDIA_MINUTE['edit_from_transcript'],
+        typical_processing_seconds: DEFAULT_ATTEMPT_SECONDS['edit_from_transcript'],
+        queue_wait_seconds: null,
+        basis: 'defaults',
+      },
     });
     const row = await jobRow(ctx, created.value.job_id);
     expect(row).toMatchObject({ status: 'pending', originalFilename: 'talk.edit.mp4', contentType: 'video/mp4', priceChainUnits: 1_000_000n });

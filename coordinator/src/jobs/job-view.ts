@@ -5,6 +5,7 @@ import type { Ctx } from '../context.ts';
 import { jobOutputs, jobs } from '../db/schema.ts';
 import type { JobRow } from './job-access.ts';
 import { compositeEntryOf } from '../job-types/registry.ts';
+import { queueStanding } from './queue-standing.ts';
 
 type OutputRow = typeof jobOutputs.$inferSelect;
 
@@ -87,6 +88,7 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { childr
   const bundle = composite ? await bundleParts(ctx, job, composite.childList(job)) : null;
   const outputs =
     job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
+  const queue = await queueStanding(ctx, job);
   return {
     job_id: job.id,
     session_id: job.sessionId,
@@ -108,6 +110,7 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { childr
     outputs: bundle ? bundle.outputs : await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
     progress: job.progress ?? null,
     ...(encoderOf(job) && { encoder: encoderOf(job)! }),
+    ...(queue && { queue }),
     ...(bundle && { children: bundle.children }),
   };
 }
