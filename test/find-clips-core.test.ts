@@ -8,14 +8,16 @@ import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from '@cutroom/render-agent/understanding/embedder';
 import { findClips } from '@cutroom/render-agent/understanding/find-clips';
 import { transcribeWithWhisper } from '@cutroom/render-agent/executors/whisper';
+import { cachedTranscription } from './harness/transcript-cache.ts';
 import { makeTopicTalk, SHORT_TEXT, type TopicTalk } from './harness/media-gen/topic-talk.ts';
 
 /**
  * find_clips' analysis on real speech with the real models, no stack: a 12.8-minute talk of five
  * distinct topics read by espeak-ng in alternating voices (true boundaries known from how it was
  * built), transcribed by the project's faster-whisper (tiny.en, CPU, int8, beam 5 like the agent's
- * default: about 90 s on two cores), embedded with the local all-MiniLM-L6-v2. Built once per run
- * in a temporary folder. Each candidate is checked against the true topics, not only the ones found.
+ * default: about 60-90 s on two cores, once per machine: the transcript is kept in the set-up cache,
+ * keyed by the audio's bytes and the recognizer's versions, harness/transcript-cache.ts), embedded
+ * with the local all-MiniLM-L6-v2. The audio is synthesized per run in a temporary folder. Each candidate is checked against the true topics, not only the ones found.
  */
 
 /** A true boundary counts as found when a candidate starts or ends within this many seconds of it. */
@@ -31,18 +33,12 @@ let transcript: TranscriptV2;
 let shortTranscript: TranscriptV2;
 let embedder: Embedder;
 
+const WHISPER = { model: 'tiny.en', device: 'cpu', computeType: 'int8', beamSize: 5, language: null } as const;
+/** The talk's transcript: made once per machine for this audio and recognizer (harness/transcript-cache.ts). */
 const transcribe = (audioPath: string) =>
-  transcribeWithWhisper({
-    python: PYTHON,
-    audioPath,
-    model: 'tiny.en',
-    device: 'cpu',
-    computeType: 'int8',
-    beamSize: 5,
-    language: null,
-    allowDownload: false,
-    signal: new AbortController().signal,
-  });
+  cachedTranscription({ audio: audioPath }, WHISPER, () =>
+    transcribeWithWhisper({ python: PYTHON, audioPath, ...WHISPER, allowDownload: false, signal: new AbortController().signal }),
+  );
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'find-clips-core-'));

@@ -24,16 +24,19 @@ import {
   unsureWordsIn,
 } from './understanding-score.ts';
 import type { EvalTalk } from './understanding-set.ts';
+import { MACHINE_CACHE, recognizerVersions } from '../../test/harness/transcript-cache.ts';
 
 /**
  * One run of the understanding evaluation: every talk of the set through summarize and find_clips
  * (the agent's own code, in process) with one text model, scored by understanding-score.ts. The
- * talks' audio and their tiny.en transcripts are made once and kept in `.tools/eval-cache/` (keyed
- * by their text and voices), so models are compared on the same transcripts.
+ * talks' audio and their tiny.en transcripts are made once per machine and kept in the set-up cache
+ * (`$CUTROOM_CACHE/eval-understanding`, keyed by their text, voices and the recognizer's versions:
+ * test/harness/transcript-cache.ts), so models are compared on the same transcripts and a clean
+ * clone's test slice does not transcribe again.
  */
 
 const root = resolve(import.meta.dirname, '../..');
-const cacheDir = join(root, '.tools', 'eval-cache', 'understanding');
+const cacheDir = join(MACHINE_CACHE, 'eval-understanding');
 
 export interface PreparedTalk {
   talk: EvalTalk;
@@ -48,7 +51,7 @@ export interface PreparedTalk {
 /** The talk's transcript (tiny.en through the agent's runner), made once and cached. */
 export async function prepareTalk(talk: EvalTalk, onStep: (what: string) => void = () => {}): Promise<PreparedTalk> {
   const key = createHash('sha256')
-    .update(JSON.stringify(talk.topics.map((t) => [t.voice, t.text])))
+    .update(JSON.stringify([talk.topics.map((t) => [t.voice, t.text]), recognizerVersions()]))
     .digest('hex')
     .slice(0, 16);
   const file = join(cacheDir, `${talk.name}-${key}.json`);
