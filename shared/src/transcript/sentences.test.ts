@@ -52,4 +52,11 @@ describe('sentences', () => {
     expect(sentencesOf(transcript('今日は 晴れ です。', 'ja'))[0]!.text).toBe('今日は晴れです。');
     expect(sentencesOf({ version: 2, language: 'en', duration: 0, segments: [] })).toEqual([]);
   });
+
+  it("join Whisper's attached pieces to the word before them, as the subtitles do", () => {
+    // Whisper writes "man-eating" as "Two", "-man", "-eat", "ing" pieces, and "it's" as "it", "'s".
+    expect(sentencesOf(transcript("The Two -man -eat lions of Tsavo , it 's said , were huge ."))[0]!.text).toBe(
+      "The Two-man-eat lions of Tsavo, it's said, were huge.",
+    );
+  });
 });

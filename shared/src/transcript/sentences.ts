@@ -1,3 +1,4 @@
+import { joinWords as joinReadable } from './readable-cues.ts';
 import type { TranscriptV2, TranscriptWord } from './transcript-v2.ts';
 
 /** A sentence of the transcript: a run of consecutive words, with its span in the word list. */
@@ -40,13 +41,19 @@ export interface SentenceOptions {
   maxSeconds?: number;
 }
 
-/** How words join into text: without spaces for scripts that do not use them. */
+/**
+ * How words join into text: without spaces for scripts that do not use them, and elsewhere as the
+ * subtitles join them, a Whisper piece that attaches to the word before it ("-man", "'s") without a
+ * space ("Two-man-eat", not "Two -man -eat"), so extractive titles, summaries and hooks read right.
+ */
 export function joinWords(words: readonly { word: string }[], language = 'en'): string {
-  const sep = ['zh', 'ja', 'th', 'lo', 'my', 'km', 'bo', 'yue'].includes(language) ? '' : ' ';
-  return words
-    .map((w) => w.word.trim())
-    .filter((w) => w !== '')
-    .join(sep);
+  if (['zh', 'ja', 'th', 'lo', 'my', 'km', 'bo', 'yue'].includes(language)) {
+    return words
+      .map((w) => w.word.trim())
+      .filter((w) => w !== '')
+      .join('');
+  }
+  return joinReadable(words.map((w) => w.word));
 }
 
 /**
