@@ -27,6 +27,8 @@ export interface Job {
   expires_at: string | null;
   outputs?: JobOutput[];
   progress?: { stage: string; fraction: number; at: string } | null;
+  /** While the job waits for an agent: its place in its work kind's queue and estimated start. */
+  queue?: { position: number; running: number; agents: number; estimated_start_at: string | null; estimated_processing_seconds: number };
 }
 
 export interface CreateJobResponse {

@@ -70,4 +70,26 @@ describe('renderSummary and renderJob', () => {
       'created    2026-01-01T00:00:00.000Z',
     ]);
   });
+  it('shows where a waiting job stands in the queue', () => {
+    const waiting = {
+      job_id: JOB,
+      job_type: 'summarize',
+      status: 'extracting_audio',
+      payment_status: 'paid',
+      original_filename: 'talk.wav',
+      content_type: 'audio/wav',
+      file_size: null,
+      duration_seconds: null,
+      error_message: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      completed_at: null,
+      source_job_id: null,
+      expires_at: null,
+      queue: { position: 2, running: 1, agents: 1, estimated_start_at: '2026-01-01T00:01:10.000Z', estimated_processing_seconds: 110 },
+    } satisfies Job;
+    expect(renderJob(waiting)).toContain('queue      position 2, 1 running on 1 agent, estimated start 2026-01-01T00:01:10.000Z');
+    expect(renderJob({ ...waiting, queue: { ...waiting.queue, agents: 0, running: 0, estimated_start_at: null } })).toContain(
+      'queue      position 2, 0 running on 0 agents, no agent takes it now',
+    );
+  });
 });

@@ -70,6 +70,7 @@ export function renderJob(job: Job): string[] {
     ['job', job.job_id],
     ['type', job.job_type],
     ['status', job.progress && job.progress.stage === job.status ? `${job.status} (${Math.round(job.progress.fraction * 100)}%)` : job.status],
+    ['queue', job.queue ? queueLine(job.queue) : null],
     ['payment', job.payment_status],
     ['file', `${job.original_filename}${job.file_size ? ` (${formatBytes(job.file_size)})` : ''}`],
     ['duration', job.duration_seconds == null ? null : formatClock(job.duration_seconds)],
@@ -81,6 +82,13 @@ export function renderJob(job: Job): string[] {
     ['outputs', job.outputs?.length ? job.outputs.map((o) => o.role).join(', ') : null],
   ];
   return rows.filter((r): r is [string, string] => r[1] !== null && r[1] !== '').map(([k, v]) => `${k.padEnd(11)}${v}`);
+}
+
+/** Where a waiting job stands: "position 2, 1 running on 1 agent, estimated start 2026-…Z". */
+function queueLine(q: NonNullable<Job['queue']>): string {
+  const agents = q.agents === 1 ? '1 agent' : `${q.agents} agents`;
+  const start = q.estimated_start_at ? `estimated start ${q.estimated_start_at}` : 'no agent takes it now';
+  return `position ${q.position}, ${q.running} running on ${agents}, ${start}`;
 }
 
 const round = (n: number): string => String(Math.round(n * 100) / 100);
