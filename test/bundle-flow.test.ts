@@ -44,8 +44,9 @@ describe('clip bundles over REST (clips_vertical)', () => {
   beforeAll(async () => {
     // These flows test the bundle and its money, not how candidates are found (find-clips-flow) or
     // how a 9:16 clip is rendered (vertical-render.test.ts, extract-vertical-clip.test.ts): two topics
-    // of ten sentences (about 50 s each; the whole topics made a 2.5-minute clip), at 10 fps.
-    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 10)) });
+    // of eight sentences (about 45 s each; the whole topics made a 2.5-minute clip; six sentences are
+    // too few for the segmentation to tell the topics apart), at 10 fps.
+    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 8)) });
     await makeVideo(talk.wav, video, { fps: 10 });
     stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: 500 });
     fake = stack.billing!.stripe;
@@ -84,7 +85,7 @@ describe('clip bundles over REST (clips_vertical)', () => {
     );
     await refused({ job_type: 'clips_vertical', clips: Array.from({ length: 6 }, () => ({ candidate_id: 'c1' })) }, 400, /clips/);
     await refused(
-      { job_type: 'clips_vertical', clips: [{ candidate_id: 'c1', profile: 'vidB-stories' }] },
+      { job_type: 'clips_vertical', clips: [{ start: 0, end: 70, profile: 'vidB-stories' }] },
       400,
       /clip 1: profile vidB-stories takes clips of at most 60 s/,
     );

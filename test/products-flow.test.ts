@@ -35,9 +35,9 @@ describe('agent products end to end (clips_from_video, card hold by SPT)', () =>
   beforeAll(async () => {
     // These flows test the product and its money, not how candidates are found (find-clips-flow) or
     // how a 9:16 clip is rendered (vertical-render.test.ts, extract-vertical-clip.test.ts): two topics
-    // of ten sentences (about 50 s each, so 50-s clips; the whole topics made 2.5-minute clips and this
-    // file ran 280 s alone), at 10 fps.
-    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 10)) });
+    // of eight sentences (about 45 s each, so 40-50 s clips; the whole topics made 2.5-minute clips and
+    // this file ran 280 s alone; six sentences are too few for the segmentation to tell them apart), at 10 fps.
+    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 8)) });
     await makeVideo(talk.wav, video, { fps: 10 });
     stack = await startStack({ billing: true, storage: 'local', agents: 1, sweepMs: 500 });
     fake = stack.billing!.stripe;

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOUDNESS_TARGET, VERTICAL_PROFILES, type VerticalProfile } from '@cutroom/shared/clips/profiles';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
-import { measureEbur128, measureLoudness, planLoudness, type LoudnessPlan } from '@cutroom/render-agent/executors/loudness';
+import { type LoudnessPlan, measureEbur128, measureLoudness, planLoudness } from '@cutroom/render-agent/executors/loudness';
 import { probeVideo, type VideoStreamInfo } from '@cutroom/render-agent/executors/video-probe';
 import { renderVerticalClip } from '@cutroom/render-agent/executors/vertical-render';
 import { BORDER_PX, type LoudnessSources, makeLoudnessSources } from './harness/media-gen/loudness-sources.ts';

@@ -95,7 +95,7 @@ export interface StackOptions {
 }
 
 /** The stack's agents: quiet logs, and no local text-model requests unless a test asks (agentEnv). */
-const AGENT_ENV = { LOG_LEVEL: 'warn', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' };
+const AGENT_ENV = { LOG_LEVEL: process.env['AGENT_LOG'] ?? 'warn', LLM_CANDIDATES: '0', LLM_SUMMARY_CALLS: '0' };
 
 /**
  * The whole system on real parts: Postgres, nats-server with JetStream, MinIO, the coordinator

@@ -8,7 +8,6 @@ export const UNIT_WITH_MEDIA_OR_MODELS = [
   'render-agent/src/pipelines/http-transfer.test.ts',
   'render-agent/src/understanding/summarize.test.ts',
   'render-agent/src/understanding/candidate-texts.test.ts',
-  'render-agent/src/understanding/list-grounding.test.ts',
 ];
 
 /** Integration files of the slow tier. */

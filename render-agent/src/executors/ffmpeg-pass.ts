@@ -7,7 +7,7 @@ import { asFileUrl, FORMAT_REFUSED, formatRefused, hidePaths, PROTOCOL_REFUSED }
 /**
  * Options every ffmpeg pass of a cut starts with: machine-readable progress on stdout, and log
  * lines tagged with their level (`[error] …`, `level+…`) so a failure's own lines can be told
- * from the info lines that carry what a pass measured (loudnorm's JSON, ebur128's summary).
+ * from the info lines that carry what a pass measured (ebur128's summary).
  * A pass that measures nothing logs errors only (`'error'`): a cut opens the source once per
  * segment, and each input's info would only fill the stderr kept.
  */

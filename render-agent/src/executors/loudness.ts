@@ -5,34 +5,31 @@ import { asFileUrl, INPUT_GUARD_ARGS } from './media-path.ts';
 
 /**
  * Loudness normalization of a cut to LOUDNESS_TARGET (-14 LUFS integrated, -1.5 dBTP), in two
- * passes: measure the clip's range (loudnorm's JSON), then apply a gain that the render pass
- * carries in its audio chain. Every chain starts by converting to the stereo the encode writes,
- * so what is measured is what is encoded (a 5.1 downmix changes loudness; mono → stereo does not).
+ * passes: measure the clip's range with ffmpeg's ebur128 meter (BS.1770 integrated loudness and
+ * true peak), then apply a gain that the render pass carries in its audio chain. Every chain
+ * starts by converting to the 48 kHz stereo the encode writes, so what is measured is what is
+ * encoded (a 5.1 downmix changes loudness; mono → stereo does not).
  *
  * Which gain (measured on speech, see test/vertical-render.test.ts):
- * - `linear`: loudnorm's linear mode (a static gain) when it admits the clip with 0.5 dB to spare
- *   under the true-peak ceiling: the AAC encode adds up to a few tenths of a dB of true peak.
- * - `limited`: otherwise. Here loudnorm would fall back to its dynamic mode, which missed by
- *   1.7 LU on a 3 s clip at -35 LUFS (its 3 s window never settles on a short clip), and it also
- *   refuses linear mode for clips under 3 s (no loudness range) or an LRA above 11. Instead: the
- *   gain to the target, then a true-peak limiter (alimiter at 4x oversampling, ceiling 0.5 dB under
- *   the target), re-measured and corrected (the limiter takes back some loudness) until within
- *   CORRECTION_TOLERANCE_LU, at most MAX_LIMITED_MEASURES times.
+ * - `linear`: one static gain to the target when the true peak it gives stays CODEC_HEADROOM_DB
+ *   under the ceiling (the AAC encode adds up to a few tenths of a dB of true peak).
+ * - `limited`: otherwise: the gain to the target, then a true-peak limiter (alimiter at 4x
+ *   oversampling, ceiling 0.5 dB under the target), re-measured and corrected (the limiter takes
+ *   back some loudness) until within CORRECTION_TOLERANCE_LU, at most MAX_LIMITED_MEASURES times.
  * - `silent`: digital silence (or under the -70 LUFS gate): no gain; reported as -70 LUFS.
+ *
+ * Why ebur128 and not loudnorm (which measured and applied the gain until 2026-11): loudnorm
+ * resamples to 192 kHz to meter, which made a measuring pass over a 65 s clip take 2.6 s against
+ * ebur128's 0.5 s, and a clip took up to four passes (10-12 s of a 30 s job); its linear mode is
+ * the same static gain as `volume`, and its dynamic mode, which the spec does not ask for, missed
+ * by 1.7 LU on short clips. The target's loudness range is not enforced: a static gain keeps the
+ * speaker's dynamics, as broadcasters' R128 normalization does.
  */
 
-/** What loudnorm's first pass printed: the clip's integrated loudness, true peak, range and gate threshold. */
-export interface LoudnormMeasurement {
-  /** LUFS; -Infinity for digital silence. */
-  inputI: number;
-  /** dBTP; -Infinity for digital silence. */
-  inputTp: number;
-  /** LU. */
-  inputLra: number;
-  /** LUFS: the relative gate. */
-  inputThresh: number;
-  /** dB loudnorm suggests adding after its own gain (its `offset` option). */
-  targetOffset: number;
+/** What one measuring pass read: integrated loudness and true peak, SILENCE_* floors for silence. */
+export interface LoudnessMeasurement {
+  integratedLufs: number;
+  truePeakDbtp: number;
 }
 
 /** The absolute gate of BS.1770: anything quieter measures as silence. */
@@ -49,19 +46,15 @@ export const MAX_LIMITED_MEASURES = 3;
 export const MAX_EXTRA_GAIN_DB = 6;
 
 const T = LOUDNESS_TARGET;
-const TARGET_ARGS = `I=${T.integratedLufs}:TP=${T.truePeakDbtp}:LRA=${T.lra}`;
 /** Every chain starts here: the stereo the encode writes (AAC_ARGS `-ac 2`). */
 const TO_STEREO = 'aformat=channel_layouts=stereo';
-/** loudnorm and the limiter run at 192 kHz; the encode takes 48 kHz. */
+/** The rate the encode takes (the limiter runs at 192 kHz). */
 const TO_OUTPUT_RATE = 'aresample=48000';
+/** The meter: BS.1770 integrated loudness and true peak (4x oversampled), per-frame lines at verbose so not printed. */
+const METER = 'ebur128=peak=true:framelog=verbose';
 
 const dbToLinear = (db: number) => 10 ** (db / 20);
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
-
-/** loudnorm as the first pass runs it: measure only (its output is discarded), JSON on stderr. */
-export function loudnormMeasureFilter(): string {
-  return `loudnorm=${TARGET_ARGS}:print_format=json`;
-}
 
 export interface LoudnessRange {
   /** Local path of the source. */
@@ -74,11 +67,11 @@ export interface LoudnessRange {
 
 /**
  * Arguments of one measuring pass over the clip's range (input seek, audio only, no output file).
- * `preFilter` goes between the stereo conversion and the measuring loudnorm: the limited path
- * measures its own chain's output that way.
+ * `preFilter` (which ends at the output rate) replaces the plain rate conversion between the
+ * stereo conversion and the meter: the limited path measures its own chain's output that way.
  */
 export function buildMeasureLoudnessArgs(r: LoudnessRange & { preFilter?: string | null }): string[] {
-  const chain = [TO_STEREO, r.preFilter, loudnormMeasureFilter()].filter((f) => f).join(',');
+  const chain = [TO_STEREO, r.preFilter || TO_OUTPUT_RATE, METER].join(',');
   return [
     ...PASS_PREAMBLE,
     ...INPUT_GUARD_ARGS,
@@ -107,29 +100,8 @@ function parseLevel(value: unknown, field: string): number {
   if (text === '-inf') return Number.NEGATIVE_INFINITY;
   if (text === 'inf' || text === '+inf') return Number.POSITIVE_INFINITY;
   const n = Number(text);
-  if (text === '' || Number.isNaN(n)) throw new PipelineError('tool_failed', `loudnorm printed an unreadable ${field}: ${text.slice(0, 40)}`);
+  if (text === '' || Number.isNaN(n)) throw new PipelineError('tool_failed', `ebur128 printed an unreadable ${field}: ${text.slice(0, 40)}`);
   return n;
-}
-
-/** The last JSON block loudnorm printed (`{ "input_i" : "-35.71", … }`) → a measurement. */
-export function parseLoudnormJson(stderr: string): LoudnormMeasurement {
-  const end = stderr.lastIndexOf('}');
-  const start = end < 0 ? -1 : stderr.lastIndexOf('{', end);
-  if (start < 0) throw new PipelineError('tool_failed', 'ffmpeg printed no loudness measurement (no loudnorm JSON on stderr)');
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(stderr.slice(start, end + 1)) as Record<string, unknown>;
-  } catch {
-    throw new PipelineError('tool_failed', 'ffmpeg printed a loudness measurement that is not JSON');
-  }
-  if (!('input_i' in raw)) throw new PipelineError('tool_failed', 'ffmpeg printed no loudness measurement (no input_i in its JSON)');
-  return {
-    inputI: parseLevel(raw['input_i'], 'input_i'),
-    inputTp: parseLevel(raw['input_tp'], 'input_tp'),
-    inputLra: parseLevel(raw['input_lra'], 'input_lra'),
-    inputThresh: parseLevel(raw['input_thresh'], 'input_thresh'),
-    targetOffset: parseLevel(raw['target_offset'], 'target_offset'),
-  };
 }
 
 export interface MeasureLoudnessOptions extends LoudnessRange {
@@ -140,8 +112,8 @@ export interface MeasureLoudnessOptions extends LoudnessRange {
   onProgress?: (fraction: number) => void;
 }
 
-/** Pass 1 (and the limited path's re-measurements): loudnorm's measurement of the clip's range. */
-export async function measureLoudness(o: MeasureLoudnessOptions): Promise<LoudnormMeasurement> {
+/** Pass 1 (and the limited path's re-measurements): the meter over the clip's range. */
+export async function measureLoudness(o: MeasureLoudnessOptions): Promise<LoudnessMeasurement> {
   const stderr = await runFfmpegPass({
     ffmpegPath: o.ffmpegPath,
     args: buildMeasureLoudnessArgs(o),
@@ -151,34 +123,26 @@ export async function measureLoudness(o: MeasureLoudnessOptions): Promise<Loudno
     step: 'measuring_loudness',
     names: { [o.input]: 'source' },
   });
-  return parseLoudnormJson(stderr);
+  return parseEbur128Summary(stderr);
 }
 
 /** Whether the clip is digital silence (or under the absolute gate): it gets no gain. */
-export function isSilent(m: Pick<LoudnormMeasurement, 'inputI'>): boolean {
-  return !Number.isFinite(m.inputI) || m.inputI <= SILENCE_LUFS;
+export function isSilent(m: Pick<LoudnessMeasurement, 'integratedLufs'>): boolean {
+  return !Number.isFinite(m.integratedLufs) || m.integratedLufs <= SILENCE_LUFS;
 }
 
 /**
- * Whether loudnorm's second pass runs in linear mode with these measurements: the rule of its
- * init() (ffmpeg 5.1 af_loudnorm.c), with `headroomDb` more room asked under the true-peak
- * target. The values compared are the ones loudnormApplyFilter passes (2 decimals), so when this
- * says yes, loudnorm does too.
+ * Whether a static gain to the target keeps the true peak `headroomDb` under the ceiling. Silence
+ * never does (it gets no gain).
  */
-export function isLoudnormLinear(m: LoudnormMeasurement, headroomDb = 0): boolean {
-  const [i, tp, lra, thresh] = [m.inputI, m.inputTp, m.inputLra, m.inputThresh].map((v) => Number(fixed(v)));
-  if (![i, tp, lra, thresh].every((v) => Number.isFinite(v))) return false;
-  const offsetTp = tp! + (T.integratedLufs - i!);
-  return tp !== 99 && thresh !== -70 && lra !== 0 && i !== 0 && offsetTp <= T.truePeakDbtp - headroomDb && lra! <= T.lra;
+export function isLinear(m: LoudnessMeasurement, headroomDb = 0): boolean {
+  if (isSilent(m) || !Number.isFinite(m.truePeakDbtp)) return false;
+  return m.truePeakDbtp + (T.integratedLufs - m.integratedLufs) <= T.truePeakDbtp - headroomDb + 1e-9;
 }
 
-/**
- * Pass 2: loudnorm with the first pass's measurements (linear: one static gain to the target),
- * then back to 48 kHz (loudnorm always outputs 192 kHz). Its summary goes to stderr.
- */
-export function loudnormApplyFilter(m: LoudnormMeasurement): string {
-  const measured = `measured_I=${fixed(m.inputI)}:measured_TP=${fixed(m.inputTp)}:measured_LRA=${fixed(m.inputLra)}:measured_thresh=${fixed(m.inputThresh)}`;
-  return `loudnorm=${TARGET_ARGS}:${measured}:offset=${fixed(m.targetOffset)}:linear=true:print_format=summary,${TO_OUTPUT_RATE}`;
+/** The linear path's chain after the stereo conversion: one static gain, at the output rate. */
+export function linearGainFilter(gainDb: number): string {
+  return `volume=${fixed(gainDb, 3)}dB,${TO_OUTPUT_RATE}`;
 }
 
 /** The ceiling of the limited path: the true-peak target less the encode's headroom. */
@@ -211,7 +175,7 @@ export interface LoudnessPlan {
 }
 
 /** One measuring pass over the clip, with an optional chain before the measurement. */
-export type MeasureLoudnessFn = (preFilter: string | null) => Promise<LoudnormMeasurement>;
+export type MeasureLoudnessFn = (preFilter: string | null) => Promise<LoudnessMeasurement>;
 
 /**
  * Decides the render's audio chain from measurements (see the top of this file). `measure` runs
@@ -222,12 +186,12 @@ export async function planLoudness(measure: MeasureLoudnessFn): Promise<Loudness
   if (isSilent(first)) {
     return { mode: 'silent', filter: `${TO_STEREO},${TO_OUTPUT_RATE}`, inputIntegratedLufs: SILENCE_LUFS, gainDb: 0, expectedLufs: null, measures: 1 };
   }
-  const linearGain = T.integratedLufs - first.inputI;
-  if (isLoudnormLinear(first, CODEC_HEADROOM_DB)) {
+  const linearGain = T.integratedLufs - first.integratedLufs;
+  if (isLinear(first, CODEC_HEADROOM_DB)) {
     return {
       mode: 'linear',
-      filter: `${TO_STEREO},${loudnormApplyFilter(first)}`,
-      inputIntegratedLufs: first.inputI,
+      filter: `${TO_STEREO},${linearGainFilter(linearGain)}`,
+      inputIntegratedLufs: first.integratedLufs,
       gainDb: linearGain,
       expectedLufs: null,
       measures: 1,
@@ -239,11 +203,11 @@ export async function planLoudness(measure: MeasureLoudnessFn): Promise<Loudness
   let gain = linearGain;
   for (let n = 0; n < MAX_LIMITED_MEASURES; n++) {
     const m = await measure(limitedGainFilter(gain));
-    tried.push({ gain, lufs: m.inputI });
-    const miss = T.integratedLufs - m.inputI;
+    tried.push({ gain, lufs: m.integratedLufs });
+    const miss = T.integratedLufs - m.integratedLufs;
     if (Math.abs(miss) <= CORRECTION_TOLERANCE_LU) break;
     const prev = tried.at(-2);
-    const slope = prev && gain !== prev.gain ? clamp((m.inputI - prev.lufs) / (gain - prev.gain), 0.1, 1) : 1;
+    const slope = prev && gain !== prev.gain ? clamp((m.integratedLufs - prev.lufs) / (gain - prev.gain), 0.1, 1) : 1;
     const next = clamp(gain + miss / slope, linearGain - MAX_EXTRA_GAIN_DB, linearGain + MAX_EXTRA_GAIN_DB);
     if (Math.abs(next - gain) < 0.01) break;
     gain = next;
@@ -253,7 +217,7 @@ export async function planLoudness(measure: MeasureLoudnessFn): Promise<Loudness
   return {
     mode: 'limited',
     filter: `${TO_STEREO},${limitedGainFilter(best.gain)}`,
-    inputIntegratedLufs: first.inputI,
+    inputIntegratedLufs: first.integratedLufs,
     gainDb: best.gain,
     expectedLufs: best.lufs,
     measures: 1 + tried.length,
@@ -263,29 +227,11 @@ export async function planLoudness(measure: MeasureLoudnessFn): Promise<Loudness
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /** What ebur128 measured over a whole file: integrated loudness (LUFS) and true peak (dBTP). */
-export interface Ebur128Result {
-  integratedLufs: number;
-  truePeakDbtp: number;
-}
+export type Ebur128Result = LoudnessMeasurement;
 
 /** Arguments of a whole-file ebur128 scan (true peak on; per-frame lines at verbose, so not printed). */
 export function buildEbur128Args(file: string): string[] {
-  return [
-    ...PASS_PREAMBLE,
-    ...INPUT_GUARD_ARGS,
-    '-i',
-    asFileUrl(file),
-    '-map',
-    '0:a:0',
-    '-vn',
-    '-sn',
-    '-dn',
-    '-af',
-    'ebur128=peak=true:framelog=verbose',
-    '-f',
-    'null',
-    '-',
-  ];
+  return [...PASS_PREAMBLE, ...INPUT_GUARD_ARGS, '-i', asFileUrl(file), '-map', '0:a:0', '-vn', '-sn', '-dn', '-af', METER, '-f', 'null', '-'];
 }
 
 /**

@@ -14,7 +14,7 @@ const spec = (over: Partial<VerticalRenderSpec> = {}): VerticalRenderSpec => ({
   cropFilter: 'crop=608:1080:656:0',
   width: 1080,
   height: 1920,
-  audioFilter: 'aformat=channel_layouts=stereo,loudnorm=I=-14,aresample=48000',
+  audioFilter: 'aformat=channel_layouts=stereo,volume=6.000dB,aresample=48000',
   encoder: 'libx264',
   settings: { preset: 'slow', rate: { mode: 'cbr', kbps: 4000 } },
   ...over,
@@ -56,7 +56,7 @@ describe('buildVerticalRenderArgs', () => {
   it('maps the first video and audio streams through their chains', () => {
     expect(maps(args)).toEqual(['0:v:0', '0:a:0']);
     expect(after(args, '-vf')).toBe('crop=608:1080:656:0,scale=1080:1920:flags=lanczos,setsar=1,format=yuv420p');
-    expect(after(args, '-af')).toBe('aformat=channel_layouts=stereo,loudnorm=I=-14,aresample=48000');
+    expect(after(args, '-af')).toBe('aformat=channel_layouts=stereo,volume=6.000dB,aresample=48000');
   });
 
   it('encodes with the profile row, AAC and a faststart mp4, dropping metadata, chapters, subtitles and data', () => {

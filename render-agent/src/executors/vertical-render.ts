@@ -87,14 +87,9 @@ export interface RenderVerticalClipOptions extends VerticalRenderSpec {
   onProgress?: (fraction: number) => void;
 }
 
-export interface VerticalRenderResult {
-  /** What loudnorm's summary said it did (`linear`/`dynamic`), or null when the chain has no loudnorm. */
-  loudnormMode: string | null;
-}
-
 /** Renders the clip; rejects with the abort reason on `signal`, or a classified PipelineError. */
-export async function renderVerticalClip(o: RenderVerticalClipOptions): Promise<VerticalRenderResult> {
-  const stderr = await runFfmpegPass({
+export async function renderVerticalClip(o: RenderVerticalClipOptions): Promise<void> {
+  await runFfmpegPass({
     ffmpegPath: o.ffmpegPath,
     args: buildVerticalRenderArgs(o),
     durationSeconds: o.duration,
@@ -104,6 +99,4 @@ export async function renderVerticalClip(o: RenderVerticalClipOptions): Promise<
     names: { [o.input]: 'source', [o.output]: 'clip.mp4' },
     outputs: [o.output],
   });
-  const mode = /Normalization Type:\s*(\w+)/.exec(stderr)?.[1];
-  return { loudnormMode: mode ? mode.toLowerCase() : null };
 }

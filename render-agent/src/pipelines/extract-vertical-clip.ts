@@ -121,7 +121,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
 
   const crop = await cropFilter(doc, video.fps, dir);
   const encodeStarted = clock.now();
-  const rendered = await within('encode', clipSeconds, (s) =>
+  await within('encode', clipSeconds, (s) =>
     renderVerticalClip({
       ffmpegPath: config.ffmpegPath,
       input: source,
@@ -141,9 +141,6 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   const encodeSeconds = elapsedSeconds(clock, encodeStarted);
   // The source can be gigabytes; from here on only the clip is read.
   await fs.rm(source, { force: true });
-  if (loudness?.mode === 'linear' && rendered.loudnormMode !== 'linear') {
-    log.warn({ loudnorm: rendered.loudnormMode }, 'loudnorm did not run linear although its measurements admitted it');
-  }
 
   const out = await within('probe', 0, (s) => probeVideo(config.ffprobePath, output, s));
   if (out.width !== profile.width || out.height !== profile.height) {

@@ -55,7 +55,7 @@ export interface FakeGenerator extends TextGenerator {
 }
 
 export interface FakeGeneratorOptions {
-  /** Add INVENTED to every summary, overview and key-point list. */
+  /** Add INVENTED to every summary and clip summary. */
   invent?: boolean;
   /** Throw for requests whose prompt matches. */
   failOn?: RegExp;
@@ -87,33 +87,20 @@ export function fakeGenerator(o: FakeGeneratorOptions = {}): FakeGenerator {
       }
       req.signal?.throwIfAborted();
       if (o.failOn?.test(req.prompt)) throw new Error('fake model failure');
-      // summarize's batch: "Part N: <key sentences>" a line; a title and a summary each, and the overview when asked.
+      // summarize's batch: "Part N: <key sentences>" a line; a title and a summary each.
       const parts = req.prompt
         .split('\n')
         .filter((l) => /^Part \d+: /.test(l))
         .map((l) => splitSentences(l.slice(l.indexOf(': ') + 2)));
       if (parts.length > 0) {
         const first = Number(/^Part (\d+): /m.exec(req.prompt)![1]);
-        const lines = parts.flatMap((s, i) => [`Title ${first + i}: ${titleOf(s[0]!)}`, `Summary ${first + i}: ${s[1] ?? s[0]}${invented}`]);
-        if (/^Overview:/m.test(req.prompt))
-          lines.push(
-            `Overview: ${parts
-              .slice(0, 2)
-              .map((s) => s[0])
-              .join(' ')}${invented}`,
-          );
-        return lines.join('\n');
+        return parts.flatMap((s, i) => [`Title ${first + i}: ${titleOf(s[0]!)}`, `Summary ${first + i}: ${s[1] ?? s[0]}${invented}`]).join('\n');
       }
       if (req.prompt.startsWith('Key sentences of a clip')) {
         const s = splitSentences(req.prompt.split('\n')[1]!);
         return `Title: ${titleOf(s[0]!)}\nSummary: ${s[1] ?? s[0]}${invented}`;
       }
-      // summarize's overview of several batches: the chapters' summaries, one a line after "N. ".
-      const summaries = req.prompt
-        .split('\n')
-        .filter((l) => /^\d+\. /.test(l))
-        .map((l) => splitSentences(l.slice(l.indexOf('. ') + 2))[0]!);
-      return `Overview: ${summaries.slice(0, 2).join(' ')}${invented}`;
+      throw new Error(`the fake model was asked something it does not answer: ${req.prompt.slice(0, 80)}`);
     },
     async close() {},
   };

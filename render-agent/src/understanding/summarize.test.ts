@@ -4,10 +4,11 @@ import { sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
 import { type FakeGenerator, fakeGenerator, INVENTED, THREE_TOPICS } from './summarize-fixtures.ts';
-import { MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, summarize } from './summarize.ts';
+import { composeOverview, MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, OVERVIEW_MAX_SENTENCES, overviewLeads, summarize } from './summarize.ts';
 import { KEY_CHARS } from './prompt-budget.ts';
 import { BATCH_CHAPTERS, batches, batchPrompt, keySentences, parseBatch } from './summary-texts.ts';
 import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
+import { splitSentences } from './grounding.ts';
 
 /** The three-topic talk, about 6 s a sentence: three topics of about a minute each. */
 const talk: TranscriptV2 = timedTranscript(THREE_TOPICS.flat().map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
@@ -41,7 +42,7 @@ function expectSound(doc: SummaryV1) {
 }
 
 describe('summarize with a text model (a deterministic fake) and the real embedder', () => {
-  it('writes each chapter in a short request from its key sentences, then the overview; an invented fact is dropped everywhere, with why', async () => {
+  it('writes each chapter in a short request from its key sentences and composes the overview from them; an invented fact is dropped everywhere, with why', async () => {
     const generator = fakeGenerator({ invent: true });
     const progress: number[] = [];
     const doc = await summarize({ transcript: talk, embedder, generator, onProgress: (f) => progress.push(f) });
@@ -50,7 +51,7 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     expect(keptTexts).not.toContain('Hartmann');
     expect(keptTexts).not.toContain('1987');
     const droppedInvented = doc.generator.dropped.filter((d) => d.text === INVENTED);
-    expect(droppedInvented.length).toBeGreaterThanOrEqual(doc.chapters.length + 1); // every chapter summary and the overview
+    expect(droppedInvented.length).toBeGreaterThanOrEqual(doc.chapters.length); // every chapter summary
     for (const d of droppedInvented) expect(d.reason).toMatch(/number 1987, 4000 is not in the transcript|name hartmann/);
 
     expect(doc.chapters).toHaveLength(3);
@@ -58,7 +59,8 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     expect(doc.chapters.map((c) => c.first_sentence)).toEqual([0, 10, 20]);
     for (const c of doc.chapters) expect([c.title_source, c.summary_source]).toEqual(['generated', 'generated']);
     expect(doc.overview_source).toBe('generated');
-    expect(doc.overview.length).toBeGreaterThan(20);
+    // The overview: each chapter's lead sentence, in order (every part reaches it).
+    expect(doc.overview).toBe(doc.chapters.map((c) => c.summary).join(' '));
     // One generated key point a chapter: its kept summary sentence, with the window that holds it as evidence.
     const generated = doc.key_points.filter((k) => k.source === 'generated');
     expect(generated).toHaveLength(3);
@@ -69,9 +71,9 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     }
     expect(doc.generator.text_generator).toBe('fake-model (test)');
     expect(doc.generator.parts).toBe(3);
-    // A request a chapter holding its key sentences (not its whole text), then the overview from the chapters' summaries.
-    expect(generator.requests).toHaveLength(4);
-    for (const [i, r] of generator.requests.slice(0, 3).entries()) {
+    // A request a chapter holding its key sentences (not its whole text), and none for the overview.
+    expect(generator.requests).toHaveLength(3);
+    for (const [i, r] of generator.requests.entries()) {
       expect(r.prompt.split('\n').filter((l) => /^Part \d: /.test(l))).toEqual([expect.stringMatching(new RegExp(`^Part ${i + 1}: `))]);
       expect(r.prompt.length).toBeLessThan(KEY_CHARS + 600);
       expect(r.responsePrefix).toBe(`Title ${i + 1}:`);
@@ -79,7 +81,6 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
       expect(own.filter((s) => r.prompt.includes(s.text)).length).toBeLessThan(own.length);
       expect(sentences.filter((s) => r.prompt.includes(s.text)).every((s) => own.includes(s))).toBe(true);
     }
-    expect(generator.requests[3]!.prompt).toMatch(/^What a spoken recording says, part by part \(3 parts\)/);
     expect(progress.at(-1)).toBe(1);
     expectSound(doc);
   });
@@ -100,21 +101,28 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     expect(zero.generator.text_generator).toBe('extractive');
   });
 
-  it('writes the chapters within the request budget, keeping one request for the overview', async () => {
+  it('writes the chapters within the request budget', async () => {
     const capped = fakeGenerator();
     const two = await summarize({ transcript: talk, embedder, generator: capped, maxCalls: 2 });
     expect(capped.requests).toHaveLength(2);
-    expect(two.chapters.map((c) => c.summary_source)).toEqual(['generated', 'extractive', 'extractive']);
+    expect(two.chapters.map((c) => c.summary_source)).toEqual(['generated', 'generated', 'extractive']);
+    // Two generated leads and one transcript sentence.
     expect(two.overview_source).toBe('generated');
-    expect(two.notes.join(' ')).toContain('chapters 2-3 keep extractive titles and summaries: the text-model request budget (2) was spent');
+    expect(two.notes.join(' ')).toContain('chapter 3 keeps extractive titles and summaries: the text-model request budget (2) was spent');
 
-    // One chapter: the overview is asked in the same request.
+    // One chapter: one request, and the overview is the chapter's summary.
     const one = fakeGenerator();
     const bees = timedTranscript(THREE_TOPICS[0]!.map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
     const single = await summarize({ transcript: bees, embedder, generator: one });
     expect(one.requests).toHaveLength(1);
-    expect(one.requests[0]!.prompt).toMatch(/\nOverview:$/);
+    expect(one.requests[0]!.prompt).toMatch(/^Key sentences of a spoken recording:\n/);
+    expect(one.requests[0]!.prompt).not.toMatch(/overview/i);
     expect([single.chapters[0]!.summary_source, single.overview_source]).toEqual(['generated', 'generated']);
+    // Its summary first, then central sentences of the recording, verbatim, up to three.
+    expect(single.overview.startsWith(single.chapters[0]!.summary)).toBe(true);
+    const more = splitSentences(single.overview.slice(single.chapters[0]!.summary.length));
+    expect(more.length).toBe(3 - splitSentences(single.chapters[0]!.summary).length);
+    for (const m of more) expect(THREE_TOPICS[0]).toContain(m);
   });
 
   it('drops a chapter sentence that the chapter says but that is off its subject, and gives every chapter a key point', async () => {
@@ -126,9 +134,8 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
     );
     const writer: FakeGenerator = {
       ...fakeGenerator(),
-      // Chapter 1: the stray sentence and a bee sentence; the others nothing; the overview a bee sentence.
-      complete: async (req) =>
-        req.prompt.includes('Part 1:') ? `Title 1:\nSummary 1: ${stray} ${bees[1]}` : req.prompt.includes('Part ') ? 'Title:' : `Overview: ${bees[1]}`,
+      // Chapter 1: the stray sentence and a bee sentence; the others nothing.
+      complete: async (req) => (req.prompt.includes('Part 1:') ? `Title 1:\nSummary 1: ${stray} ${bees[1]}` : 'Title:'),
     };
     const doc = await summarize({ transcript: mixed, embedder, generator: writer });
     expect(doc.chapters[0]!.summary).toBe(bees[1]);
@@ -244,21 +251,60 @@ describe('summary requests', () => {
     );
     expect(key.join(' ').length).toBeLessThanOrEqual(KEY_CHARS);
     expect(key.length).toBeGreaterThan(1);
-    const prompt = batchPrompt([{ index: 1, key }], { total: 1, withOverview: true });
+    const prompt = batchPrompt([{ index: 1, key }], { total: 1 });
     expect(prompt).toContain(`Part 1: ${key.join(' ')}`);
-    expect(prompt).toContain('the overview 2 sentences');
-    expect(prompt.trim().split('\n').slice(-3)).toEqual(['Title 1:', 'Summary 1:', 'Overview:']);
+    expect(prompt.trim().split('\n').slice(-2)).toEqual(['Title 1:', 'Summary 1:']);
+    expect(batchPrompt([{ index: 2, key }], { total: 3 })).toMatch(/^Key sentences of part 2 of a spoken recording of 3 parts:/);
   });
 
-  it('reads labelled lines, with markdown, quotes and a multi-line overview; what is missing is empty', () => {
+  it('reads labelled lines, with markdown and quotes; what is missing is empty, unasked lines are ignored', () => {
     const answer = 'Title 4: "Bees in spring"\n**Summary 4:** The queen lays eggs.\nTitle 5: Bikes\nOverview: Bees work.\nBikes roll.';
     expect(parseBatch(answer, [4, 5])).toEqual({
       parts: [
         { title: 'Bees in spring', summary: 'The queen lays eggs.' },
         { title: 'Bikes', summary: '' },
       ],
-      overview: 'Bees work. Bikes roll.',
     });
-    expect(parseBatch('nothing useful', [1])).toEqual({ parts: [{ title: '', summary: '' }], overview: '' });
+    expect(parseBatch('nothing useful', [1])).toEqual({ parts: [{ title: '', summary: '' }] });
+  });
+
+  it('composes the overview from chapter leads: every chapter in time order, the longest when there are more, generated if any lead is', () => {
+    const ch = (start: number, end: number, summary: string, source: 'generated' | 'extractive' = 'extractive') => ({
+      start,
+      end,
+      summary,
+      summary_source: source,
+    });
+    const compose = (chapters: ReturnType<typeof ch>[], fill: { text: string; start: number }[] = []) =>
+      composeOverview(
+        overviewLeads(chapters),
+        fill.map((f) => ({ ...f, source: 'extractive' as const })),
+      );
+    // Three chapters: their leads, nothing else.
+    expect(compose([ch(0, 60, 'Bees swarm in May. They rest on a branch.', 'generated'), ch(60, 90, 'Bikes roll. Fast.'), ch(90, 99, 'Bread rises.')])).toEqual(
+      {
+        text: 'Bees swarm in May. Bikes roll. Bread rises.',
+        source: 'generated',
+      },
+    );
+    // Seven chapters: the five longest, still in time order.
+    const seven = [10, 50, 40, 5, 30, 20, 60].map((len, i) => ch(i * 100, i * 100 + len, `Part ${i + 1} lead.`));
+    expect(compose(seven).text).toBe('Part 2 lead. Part 3 lead. Part 5 lead. Part 6 lead. Part 7 lead.');
+    expect(compose(seven).text.split('. ')).toHaveLength(OVERVIEW_MAX_SENTENCES);
+    // One chapter: its summary, then central sentences up to three, in time order, each once.
+    const one = [ch(0, 100, 'The marathon went to Anna.', 'generated')];
+    expect(
+      compose(one, [
+        { text: 'A storm closed the bridge.', start: 40 },
+        { text: 'United won 3-1.', start: 70 },
+        { text: 'Extra.', start: 80 },
+      ]),
+    ).toEqual({
+      text: 'The marathon went to Anna. A storm closed the bridge. United won 3-1.',
+      source: 'generated',
+    });
+    expect(compose(one, [{ text: 'Early words.', start: 0 }]).text).toBe('The marathon went to Anna. Early words.');
+    expect(compose([ch(0, 10, 'Same.'), ch(10, 20, 'Same.')], [{ text: 'Same.', start: 3 }]).text).toBe('Same.');
+    expect(compose([ch(0, 10, 'Only transcript words.')], []).source).toBe('extractive');
   });
 });

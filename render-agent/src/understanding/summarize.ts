@@ -5,24 +5,23 @@ import type { Span } from './candidates.ts';
 import { cosine, type Embedder } from './embedder.ts';
 import { extractiveSummary, extractiveTexts } from './extractive.ts';
 import { withoutDanglingOpenings } from './dangling.ts';
-import { groundText, groundTitle, indexTranscript, splitSentences, type TranscriptIndex } from './grounding.ts';
-import { groundList, listItems } from './list-grounding.ts';
+import { groundText, groundTitle, indexTranscript, splitSentences } from './grounding.ts';
 import { CUT_OFF_REASON, capChars, keyCharsFor, leadingSentencesWithin, withoutCutOff } from './prompt-budget.ts';
 import { segmentTopics } from './segment.ts';
-import { batchAnswerPrefix, batches, batchMaxTokens, batchPrompt, keySentences, OVERVIEW_PREFIX, overviewPrompt, parseBatch, SYSTEM } from './summary-texts.ts';
+import { batchAnswerPrefix, batches, batchMaxTokens, batchPrompt, keySentences, parseBatch, SYSTEM } from './summary-texts.ts';
 import type { TextGenerator } from './text-generator.ts';
 import { type UnsureWord, unsureWordsOf, unsureWordsReason } from './unsure-words.ts';
 import { meanDirection } from './vectors.ts';
 
 /**
  * summarize's analysis: transcript → sentences → embeddings → topic chapters → a summary v1
- * document. Long recordings are summarized by parts, then as a whole: each chapter is written
- * from its own sentences (one model request each, bounded by prompt-budget.ts), and the overview
- * and key points from the chapters' titles and summaries only, so no request ever needs more
- * than the model's context. Every generated sentence is checked against the transcript
- * (grounding.ts: a chapter's text against that chapter, the overview and key points against the
- * whole); what fails is dropped and recorded, and the extractive texts (central sentences chosen
- * by embeddings) fill in, so a recording with speech never gets an empty summary.
+ * document. Recordings are summarized by parts, then as a whole: each chapter is written from
+ * its own key sentences (one model request each, bounded by prompt-budget.ts), and the overview
+ * and key points are composed from the chapters' summaries, so no request ever needs more than
+ * the model's context and every part of the recording reaches the overview. Every generated
+ * sentence is checked against the transcript (grounding.ts: against its chapter); what fails is
+ * dropped and recorded, and the extractive texts (central sentences chosen by embeddings) fill
+ * in, so a recording with speech never gets an empty summary.
  */
 
 export interface SummarizeOptions {
@@ -30,7 +29,7 @@ export interface SummarizeOptions {
   embedder: Embedder;
   /** The text model; null or absent: extractive texts only. */
   generator?: TextGenerator | null;
-  /** Most model requests (chapters first, in time order, then one for the overview). @default DEFAULT_MAX_CALLS */
+  /** Most model requests (batches of chapters, in time order). @default DEFAULT_MAX_CALLS */
   maxCalls?: number;
   /** Checked between phases and passed to every request; an abort is thrown, never a fallback. */
   signal?: AbortSignal;
@@ -51,8 +50,15 @@ export const MIN_CHAPTER_SECONDS = 45;
 export const KEY_POINTS = { min: 3, max: 8 } as const;
 /** Longest generated chapter summary read, characters (the schema's bound). */
 const SUMMARY_MAX_CHARS = 320;
-/** Overview sentences kept. */
-const OVERVIEW_MAX_SENTENCES = 4;
+/** Most overview sentences: one a chapter, the longest chapters when there are more (overviewLeads). */
+export const OVERVIEW_MAX_SENTENCES = 5;
+/** Fewest overview sentences: central transcript sentences fill a recording of one or two chapters (composeOverview). */
+export const OVERVIEW_MIN_SENTENCES = 3;
+/**
+ * A filling sentence at least this close to a chapter sentence says the same thing again (a
+ * generated summary paraphrases the central sentences it was shown). MiniLM cosine.
+ */
+const OVERVIEW_REPEAT_COSINE = 0.65;
 /** Chapter summary sentences kept. */
 const CHAPTER_SUMMARY_MAX_SENTENCES = 3;
 /**
@@ -137,14 +143,10 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   const maxCalls = Math.max(0, o.maxCalls ?? DEFAULT_MAX_CALLS);
   const generator = maxCalls > 0 ? (o.generator ?? null) : null;
   const groups = batches(chapters);
-  // One request per batch of chapters; with several batches, one more for the overview. A budget
-  // too small for all keeps the first batches and the overview request.
-  const needsOverviewCall = groups.length > 1;
-  const batchCalls = generator ? Math.min(groups.length, needsOverviewCall ? Math.max(0, maxCalls - 1) : maxCalls) : 0;
+  // One request per batch of chapters, in time order; a budget too small for all keeps the first.
+  const batchCalls = generator ? Math.min(groups.length, maxCalls) : 0;
   const keyPoints: KeyPoint[] = [];
-  let overview = '';
-  let overviewSource: SummaryTextSource = 'extractive';
-  const expected = groups.slice(0, batchCalls).reduce((n, g, i) => n + batchMaxTokens(g.length, !needsOverviewCall && i === 0) / 2, 0) || 1;
+  const expected = groups.slice(0, batchCalls).reduce((n, g) => n + batchMaxTokens(g.length) / 2, 0) || 1;
   let written = 0;
   const onTokens = (n: number) => progress(0.1 + 0.8 * Math.min(1, (written + n) / expected), 'writing the summary');
 
@@ -153,11 +155,8 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   const unsure = new Map(
     chapters.map((ch) => [ch.index, unsureWordsOf(words.slice(sentences[ch.first_sentence]!.firstWord, sentences[ch.last_sentence]!.endWord))]),
   );
-  let whole: TranscriptIndex | null = null;
-  const wholeIndex = async () => (whole ??= await indexTranscript(texts, o.embedder));
-  for (const [b, group] of groups.slice(0, batchCalls).entries()) {
+  for (const group of groups.slice(0, batchCalls)) {
     o.signal?.throwIfAborted();
-    const withOverview = !needsOverviewCall;
     progress(
       0.1 + 0.8 * Math.min(1, written / expected),
       `writing ${group.length === 1 ? `chapter ${group[0]!.index}` : `chapters ${group[0]!.index}-${group.at(-1)!.index}`} of ${chapters.length}`,
@@ -176,8 +175,8 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
     let tokens = 0;
     const answer = await request(o, what, notes, {
       system: SYSTEM,
-      prompt: batchPrompt(parts, { total: chapters.length, withOverview }),
-      maxTokens: batchMaxTokens(group.length, withOverview),
+      prompt: batchPrompt(parts, { total: chapters.length }),
+      maxTokens: batchMaxTokens(group.length),
       responsePrefix: batchAnswerPrefix(parts),
       onTokens: (n) => {
         tokens = n;
@@ -196,38 +195,31 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
       if (kept.title || kept.summary) usedGenerator = true;
       if (kept.keyPoint) keyPoints.push(kept.keyPoint);
     }
-    if (withOverview && b === 0 && draft.overview) {
-      const ov = await groundedOverview(finished(draft.overview, 600, 'overview', dropped), await wholeIndex(), o.embedder, dropped);
-      if (ov.length > 0) [overview, overviewSource, usedGenerator] = [capChars(ov.slice(0, OVERVIEW_MAX_SENTENCES).join(' '), CAP.overview), 'generated', true];
-    }
   }
   if (generator && batchCalls < groups.length) {
     const from = groups[batchCalls]![0]!.index;
-    notes.push(`chapters ${from}-${chapters.length} keep extractive titles and summaries: the text-model request budget (${maxCalls}) was spent`);
+    const which = from === chapters.length ? `chapter ${from} keeps` : `chapters ${from}-${chapters.length} keep`;
+    notes.push(`${which} extractive titles and summaries: the text-model request budget (${maxCalls}) was spent`);
   }
   timings.chapters = now() - t;
 
-  // The whole, from the parts, when they took several requests.
+  // The whole, from the parts: no request of its own (see overviewLeads).
   t = now();
   o.signal?.throwIfAborted();
-  if (generator && needsOverviewCall && maxCalls > batchCalls) {
-    progress(0.9, 'writing the overview');
-    const answer = await request(o, 'the overview', notes, {
-      system: SYSTEM,
-      prompt: overviewPrompt(chapters.map((c) => ({ index: c.index, summary: leadingSentencesWithin(c.summary, 300) }))),
-      maxTokens: 120,
-      responsePrefix: OVERVIEW_PREFIX,
-    });
-    const draft = answer === null ? null : parseBatch(answer, []);
-    if (draft?.overview) {
-      const ov = await groundedOverview(finished(draft.overview, 600, 'overview', dropped), await wholeIndex(), o.embedder, dropped);
-      if (ov.length > 0) [overview, overviewSource, usedGenerator] = [capChars(ov.slice(0, OVERVIEW_MAX_SENTENCES).join(' '), CAP.overview), 'generated', true];
+  const leads = overviewLeads(chapters);
+  let fill: OverviewSentence[] = [];
+  const needed = OVERVIEW_MIN_SENTENCES - leads.length;
+  if (needed > 0) {
+    // The most central sentences unlike the leads (the picks are greedy, so n + 1 holds n's).
+    const leadVectors = await o.embedder.embed(leads.map((l) => l.text));
+    for (let n = needed; n <= needed + 4 && fill.length < needed && n <= sentences.length; n++) {
+      fill = extractiveSummary(sentences, embeddings, n, { parts: spans })
+        .sentences.filter((s) => leadVectors.every((v) => cosine(v, embeddings[s.index]!) < OVERVIEW_REPEAT_COSINE))
+        .map((s) => ({ text: s.text, start: s.start, source: 'extractive' as const }));
     }
   }
+  const { text: overview, source: overviewSource } = composeOverview(leads, fill);
   const keyTarget = Math.min(sentences.length, Math.max(KEY_POINTS.min, Math.min(KEY_POINTS.max, chapters.length + 1)));
-  if (!overview) {
-    overview = capChars(extractiveSummary(sentences, embeddings, Math.min(3, sentences.length), { parts: spans }).text, CAP.overview);
-  }
   if (keyPoints.length < Math.min(KEY_POINTS.min, keyTarget)) {
     if (generator)
       notes.push(`fewer than ${KEY_POINTS.min} generated key points survived the check against the transcript: key sentences of the recording fill in`);
@@ -269,6 +261,58 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   timings.overview = now() - t;
   progress(1, 'summary written');
   return doc({ overview, overview_source: overviewSource, key_points: keyPoints, chapters });
+}
+
+/** One sentence of the overview, placed by time. */
+export interface OverviewSentence {
+  text: string;
+  /** Seconds: where its chapter (or sentence) starts. */
+  start: number;
+  source: SummaryTextSource;
+}
+
+/**
+ * The overview's chapter sentences: the lead sentence of each chapter's summary (the longest
+ * OVERVIEW_MAX_SENTENCES chapters when there are more), a one-chapter recording's whole summary.
+ * Pure. Asked to write an overview itself, the 1.5B model wrote about the first two of five parts
+ * on the tests' talk, and on the evaluation's moon landing joined names from different parts
+ * into a false claim ("Neil Armstrong and Michael Collins were the first humans to land on the
+ * moon"); composed from the chapters, every part reaches the overview through a sentence already
+ * checked against that part, and it costs no request.
+ */
+export function overviewLeads(chapters: readonly Pick<Chapter, 'start' | 'end' | 'summary' | 'summary_source'>[]): OverviewSentence[] {
+  if (chapters.length === 1) {
+    const [only] = chapters;
+    return splitSentences(only!.summary).map((text) => ({ text, start: only!.start, source: only!.summary_source }));
+  }
+  return chapters
+    .map((c, i) => ({ c, i, text: splitSentences(c.summary)[0] ?? '' }))
+    .filter((x) => x.text)
+    .sort((a, b) => b.c.end - b.c.start - (a.c.end - a.c.start) || a.i - b.i)
+    .slice(0, OVERVIEW_MAX_SENTENCES)
+    .sort((a, b) => a.i - b.i)
+    .map((x) => ({ text: x.text, start: x.c.start, source: x.c.summary_source }));
+}
+
+/**
+ * The overview from its chapter sentences and, when they are fewer than OVERVIEW_MIN_SENTENCES
+ * (a recording of one or two chapters, where topics under ~30 s merge), central transcript
+ * sentences (`fill`, already unlike the leads) up to that many, all in time order,
+ * each sentence once. `generated` when at least one sentence was written by the text model.
+ */
+export function composeOverview(leads: readonly OverviewSentence[], fill: readonly OverviewSentence[] = []): { text: string; source: SummaryTextSource } {
+  const chosen = [...leads];
+  for (const f of fill) {
+    if (chosen.length >= OVERVIEW_MIN_SENTENCES) break;
+    if (!chosen.some((c) => c.text === f.text)) chosen.push(f);
+  }
+  const seen = new Set<string>();
+  const text = chosen
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => a.c.start - b.c.start || a.i - b.i)
+    .map(({ c }) => c.text)
+    .filter((t) => !seen.has(t) && seen.add(t));
+  return { text: capChars(text.join(' '), CAP.overview), source: chosen.some((c) => c.source === 'generated') ? 'generated' : 'extractive' };
 }
 
 /** `text` without an unfinished last sentence, which is recorded as dropped. */
@@ -369,29 +413,6 @@ async function request(o: SummarizeOptions, what: string, notes: string[], req: 
     notes.push(`the text model failed on ${what}: its text is extractive`);
     return null;
   }
-}
-
-/**
- * The overview's sentences the transcript supports, in order: each judged against its windows and
- * the recording as a whole; one that fails is read as a list of what the recording covers
- * (list-grounding.ts); what is left referring to a dropped sentence is mended or dropped.
- */
-async function groundedOverview(text: string, whole: TranscriptIndex, embedder: Embedder, dropped: Dropped[]): Promise<string[]> {
-  const sentences = splitSentences(text);
-  const isKept: boolean[] = [];
-  for (const sentence of sentences) {
-    const g = await groundText(sentence, whole, embedder, { wholeSpan: true });
-    if (g.kept.length > 0) {
-      isKept.push(true);
-      continue;
-    }
-    const list = listItems(sentence) ? await groundList(sentence, whole, embedder) : null;
-    isKept.push(Boolean(list?.isGrounded));
-    if (!list?.isGrounded) dropped.push({ text: sentence, reason: `overview: ${list ? list.reason : (g.dropped[0]?.reason ?? 'no content')}` });
-  }
-  const mended = withoutDanglingOpenings(sentences.flatMap((text, i) => (isKept[i] ? [{ text, followsKept: i > 0 && isKept[i - 1]! }] : [])));
-  for (const d of mended.dropped) dropped.push({ text: d.sentence, reason: `overview: ${d.reason}` });
-  return mended.kept;
 }
 
 /**

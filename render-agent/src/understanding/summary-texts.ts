@@ -7,7 +7,7 @@ import { KEY_CHARS } from './prompt-budget.ts';
  * What summarize asks the text model, and how: one request per batch of chapters (BATCH_CHAPTERS),
  * each chapter shown by its key sentences (the most central ones, within KEY_CHARS, in time order)
  * rather than its whole transcript, and a short answer (a title and one or two sentences a
- * chapter; the overview in the same request when the recording is one batch). On a CPU the time
+ * chapter; the overview is composed from the chapters, summarize.ts composeOverview). On a CPU the time
  * goes into reading the prompt (~100 tokens/s for a 1.5B model on 2 cores) and writing the answer
  * (8-24 tokens/s), so both are kept small: the old way — each chapter's whole text, then an
  * overview request — took 16-30 s per minute of audio (docs/benchmarks.md).
@@ -52,38 +52,31 @@ export function batches<T>(items: readonly T[], size = BATCH_CHAPTERS): T[][] {
 }
 
 /**
- * Tokens an answer may take: a title and a sentence a part (~45 tokens), the overview (~90), with
- * room for a model that writes two sentences. The bound is what keeps a request short when the
- * model copies long passages instead of summing them up.
+ * Tokens an answer may take: a title and a sentence a part (~45 tokens), with room for a model
+ * that writes two sentences. The bound is what keeps a request short when the model copies long
+ * passages instead of summing them up.
  */
-export const batchMaxTokens = (parts: number, withOverview: boolean): number => 20 + parts * 60 + (withOverview ? 100 : 0);
+export const batchMaxTokens = (parts: number): number => 20 + parts * 60;
 
 /**
- * The answer is asked for as labelled lines the prompt lists ("Title 1:", "Summary 1:", …,
- * "Overview:"), and the local model's answer is started with the first label, not as JSON under a
+ * The answer is asked for as labelled lines the prompt lists ("Title 1:", "Summary 1:", …), and the local model's answer is started with the first label, not as JSON under a
  * grammar: constrained decoding made the 1.5B model 2.5 times slower a token on this CPU
  * (4 against 10.7 tokens/s, docs/benchmarks.md), and a line that is missing or unreadable only
  * leaves that text extractive.
  */
-export function batchPrompt(
-  parts: readonly { index: number; key: string[]; unsure?: readonly string[] }[],
-  o: { total: number; withOverview: boolean },
-): string {
+export function batchPrompt(parts: readonly { index: number; key: string[]; unsure?: readonly string[] }[], o: { total: number }): string {
   const unsure = [...new Set(parts.flatMap((p) => p.unsure ?? []))];
   const lines = [
-    o.withOverview
-      ? `Key sentences of a spoken recording, part by part (${o.total} part${o.total > 1 ? 's' : ''}):`
+    o.total === 1
+      ? 'Key sentences of a spoken recording:'
       : parts.length === 1
         ? `Key sentences of part ${parts[0]!.index} of a spoken recording of ${o.total} parts:`
         : `Key sentences of parts ${parts[0]!.index}-${parts.at(-1)!.index} of a spoken recording of ${o.total} parts:`,
     ...parts.map((p) => `Part ${p.index}: ${p.key.join(' ')}`),
     '',
     ...(unsure.length > 0 ? [`These words may be misheard; do not use them in a title: ${unsure.join(', ')}.`] : []),
-    `Fill in these lines: each title 3 to 6 words naming the subject of its part; each summary one sentence stating the part's most important fact in your own words${
-      o.withOverview ? `; the overview ${overviewLength(o.total)}, one fact from each part, in order` : ''
-    }.`,
+    "Fill in these lines: each title 3 to 6 words naming the subject of its part; each summary one sentence stating the part's most important fact in your own words.",
     ...parts.flatMap((p) => [`Title ${p.index}:`, `Summary ${p.index}:`]),
-    ...(o.withOverview ? ['Overview:'] : []),
   ];
   return lines.join('\n');
 }
@@ -91,51 +84,22 @@ export function batchPrompt(
 /** How the local model's answer is started (the first label of the lines asked for). */
 export const batchAnswerPrefix = (parts: readonly { index: number }[]): string => `Title ${parts[0]!.index}:`;
 
-/** The overview request of a recording of several batches: the chapters as their summaries. */
-export function overviewPrompt(chapters: readonly { index: number; summary: string }[]): string {
-  return [
-    `What a spoken recording says, part by part (${chapters.length} parts):`,
-    ...chapters.map((c) => `${c.index}. ${c.summary}`),
-    '',
-    `Fill in the line: the overview ${overviewLength(chapters.length)}, each stating one fact from a different part, in your own words; do not list the parts.`,
-    'Overview:',
-  ].join('\n');
-}
-
-export const OVERVIEW_PREFIX = 'Overview:';
-
-const overviewLength = (parts: number): string => (parts <= 1 ? '2 sentences' : parts <= 3 ? `${parts} sentences` : '3 or 4 sentences');
-
 export interface BatchAnswer {
   parts: { title: string; summary: string }[];
-  overview: string;
 }
 
 /**
  * The labelled lines of an answer, for the chapters `indices`: a label may carry markdown ("**Title
- * 1:**"), the overview runs to the end of the answer. What is missing reads as empty (its chapter
- * keeps extractive texts).
+ * 1:**"). What is missing reads as empty (its chapter keeps extractive texts).
  */
 export function parseBatch(answer: string, indices: readonly number[]): BatchAnswer {
   const fields = new Map<string, string>();
-  let overview = '';
-  let inOverview = false;
   for (const raw of answer.split('\n')) {
     const line = raw.replace(/\*\*/g, '').trim();
     const m = /^(title|summary)\s*(\d+)\s*[:.-]\s*(.*)$/i.exec(line);
-    const o = /^overview\s*[:.-]\s*(.*)$/i.exec(line);
-    if (m) {
-      inOverview = false;
-      fields.set(`${m[1]!.toLowerCase()} ${m[2]}`, unquote(m[3]!));
-    } else if (o) {
-      inOverview = true;
-      overview = o[1]!.trim();
-    } else if (inOverview && line) overview = `${overview} ${line}`.trim();
+    if (m) fields.set(`${m[1]!.toLowerCase()} ${m[2]}`, unquote(m[3]!));
   }
-  return {
-    parts: indices.map((i) => ({ title: fields.get(`title ${i}`) ?? '', summary: fields.get(`summary ${i}`) ?? '' })),
-    overview: unquote(overview),
-  };
+  return { parts: indices.map((i) => ({ title: fields.get(`title ${i}`) ?? '', summary: fields.get(`summary ${i}`) ?? '' })) };
 }
 
 const unquote = (s: string): string =>
