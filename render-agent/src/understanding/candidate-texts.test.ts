@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { upTo } from './answer-stop.ts';
 import { ClipsV1 } from '@cutroom/shared/clips/clips-v1';
 import { candidateTexts, parseAnswer } from './candidate-texts.ts';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
@@ -37,8 +38,9 @@ describe('candidateTexts', () => {
     expect(texts!.dropped).toEqual([{ field: 'summary', text: INVENTED, reason: expect.stringMatching(/number 1987, 4000 is not in the transcript/) }]);
     // A short request: the key sentences, not the clip's whole text; two labelled lines asked for.
     const req = generator.requests[0]!;
-    expect(req.jsonSchema).toBeUndefined();
     expect(req.responsePrefix).toBe('Title:');
+    // The answer ends after the one summary sentence asked for.
+    expect(upTo('Title: X\nSummary: One fact. Two.', req.stopAfter)).toBe('Title: X\nSummary: One fact.');
     expect(req.maxTokens).toBeLessThanOrEqual(100);
     expect(req.prompt).toContain(`${bees[0]} ${bees[1]}`);
     expect(req.prompt).not.toContain(bees[9]);

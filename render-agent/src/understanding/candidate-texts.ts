@@ -1,6 +1,7 @@
 import type { Embedder } from './embedder.ts';
 import type { CandidateForText, DroppedText, GeneratedTexts } from './find-clips.ts';
 import { withoutDanglingOpenings } from './dangling.ts';
+import { summaryLineEnd } from './answer-stop.ts';
 import { groundText, groundTitle, indexTranscript, splitSentences } from './grounding.ts';
 import { CUT_OFF_REASON, keyCharsFor, withoutCutOff } from './prompt-budget.ts';
 import type { TextGenerator } from './text-generator.ts';
@@ -76,6 +77,8 @@ async function textsFor(c: CandidateForText, o: CandidateTextsOptions): Promise<
     prompt: promptFor(c, keyCharsFor(o.language ?? 'en')),
     maxTokens: MAX_TOKENS,
     responsePrefix: 'Title:',
+    // One summary sentence is asked; the time of those a small model writes past it is not spent.
+    stopAfter: summaryLineEnd('Summary'),
     ...(o.signal ? { signal: o.signal } : {}),
   });
   const drafted = parseAnswer(answer);

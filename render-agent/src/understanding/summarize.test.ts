@@ -9,6 +9,7 @@ import { KEY_CHARS } from './prompt-budget.ts';
 import { BATCH_CHAPTERS, batches, batchPrompt, keySentences, parseBatch } from './summary-texts.ts';
 import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
 import { splitSentences } from './grounding.ts';
+import { upTo } from './answer-stop.ts';
 
 /** The three-topic talk, about 6 s a sentence: three topics of about a minute each. */
 const talk: TranscriptV2 = timedTranscript(THREE_TOPICS.flat().map((text) => ({ text, seconds: 6, pauseAfter: 0.4 })));
@@ -77,6 +78,8 @@ describe('summarize with a text model (a deterministic fake) and the real embedd
       expect(r.prompt.split('\n').filter((l) => /^Part \d: /.test(l))).toEqual([expect.stringMatching(new RegExp(`^Part ${i + 1}: `))]);
       expect(r.prompt.length).toBeLessThan(KEY_CHARS + 600);
       expect(r.responsePrefix).toBe(`Title ${i + 1}:`);
+      // The answer ends after the chapter's one summary sentence.
+      expect(upTo(`Title ${i + 1}: X\nSummary ${i + 1}: One fact. Two.`, r.stopAfter)).toBe(`Title ${i + 1}: X\nSummary ${i + 1}: One fact.`);
       const own = sentences.slice(doc.chapters[i]!.first_sentence, doc.chapters[i]!.last_sentence + 1);
       expect(own.filter((s) => r.prompt.includes(s.text)).length).toBeLessThan(own.length);
       expect(sentences.filter((s) => r.prompt.includes(s.text)).every((s) => own.includes(s))).toBe(true);

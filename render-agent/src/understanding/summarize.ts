@@ -1,6 +1,7 @@
 import { flattenWords, type Sentence, sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { type Chapter, type KeyPoint, SummaryV1, type SummaryTextSource } from '@cutroom/shared/summary/summary-v1';
+import { summaryLineEnd } from './answer-stop.ts';
 import type { Span } from './candidates.ts';
 import { cosine, type Embedder } from './embedder.ts';
 import { extractiveSummary, extractiveTexts } from './extractive.ts';
@@ -178,6 +179,8 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
       prompt: batchPrompt(parts, { total: chapters.length }),
       maxTokens: batchMaxTokens(group.length),
       responsePrefix: batchAnswerPrefix(parts),
+      // The last chapter's one summary sentence ends the answer (a small model writes on to the token cap).
+      stopAfter: summaryLineEnd(`Summary ${group.at(-1)!.index}`),
       onTokens: (n) => {
         tokens = n;
         onTokens(n);

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { GbnfJsonSchema, Llama, LlamaContextSequence, LlamaGrammar, LlamaModel } from 'node-llama-cpp';
+import type { Llama, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { type LlmConfig, loadLlmConfig } from '../config.ts';
+import { upTo } from './answer-stop.ts';
 
 /**
  * Text generation (summaries, titles, hooks) behind one small interface: an OpenAI-compatible
@@ -13,7 +14,7 @@ import { type LlmConfig, loadLlmConfig } from '../config.ts';
 export interface TextGenerator {
   /** What generated the text (recorded with results). */
   readonly id: string;
-  /** One answer to one prompt. With `jsonSchema`, the answer is a JSON document following it (as text). */
+  /** One answer to one prompt, as text. */
   complete(req: TextRequest): Promise<string>;
   /** Releases what it holds (the local model's memory); later calls fail. */
   close(): Promise<void>;
@@ -26,8 +27,6 @@ export interface TextRequest {
   prompt: string;
   /** Most tokens the answer may take. */
   maxTokens: number;
-  /** A JSON schema the answer must follow (constrained decoding locally, `response_format` remotely). */
-  jsonSchema?: object;
   /** Sampling temperature. @default 0 (the same input gives the same text) */
   temperature?: number;
   signal?: AbortSignal;
@@ -38,6 +37,12 @@ export interface TextRequest {
   responsePrefix?: string;
   /** Told how many answer tokens exist so far, as they are generated (progress; the endpoint answers at once, so it is told nothing). */
   onTokens?: (generated: number) => void;
+  /**
+   * The answer ends where this first matches (see `upTo`): the local model stops generating there,
+   * an endpoint's answer is cut there. For answers whose last field is asked to be one sentence,
+   * so the time of the sentences a small model writes past it is not spent (summaryLineEnd).
+   */
+  stopAfter?: RegExp;
 }
 
 // --- OpenAI-compatible endpoint ---------------------------------------------------------------
@@ -60,9 +65,9 @@ interface ChatCompletion {
 }
 
 /**
- * Any OpenAI-compatible chat API (vLLM, llama.cpp server, Ollama, hosted). JSON answers are asked
- * for with `response_format: {type: 'json_schema'}`, which those servers enforce by constrained
- * decoding. Errors name the endpoint by origin and path only (no query, no credentials, no key).
+ * Any OpenAI-compatible chat API (vLLM, llama.cpp server, Ollama, hosted). Answers are plain text
+ * (labelled lines); errors name the endpoint by origin and path only (no query, no credentials, no
+ * key).
  */
 export function openAiCompatibleGenerator(o: OpenAiCompatibleOptions): TextGenerator {
   const base = new URL(o.baseUrl);
@@ -83,7 +88,6 @@ export function openAiCompatibleGenerator(o: OpenAiCompatibleOptions): TextGener
         ],
         max_tokens: req.maxTokens,
         temperature: req.temperature ?? 0,
-        ...(req.jsonSchema ? { response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: req.jsonSchema } } } : {}),
       };
       const timeout = AbortSignal.timeout(o.timeoutMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
@@ -115,7 +119,7 @@ export function openAiCompatibleGenerator(o: OpenAiCompatibleOptions): TextGener
       }
       const content = answer.choices?.[0]?.message?.content;
       if (typeof content !== 'string') throw new Error(`text generation endpoint ${where} answered without choices[0].message.content`);
-      return content.trim();
+      return upTo(content, req.stopAfter);
     },
     async close() {
       isClosed = true;
@@ -142,7 +146,8 @@ let llamaPromise: Promise<Llama> | undefined;
  * A GGUF model run in this process by llama.cpp's prebuilt CPU binary (no build, no download: a
  * missing binary fails at once). Loaded once per process and shared; requests run one at a time
  * on a single context sequence (llama.cpp on a CPU gains nothing from interleaving them, and one
- * sequence bounds memory). JSON answers are constrained by a grammar compiled from the schema.
+ * sequence bounds memory). Answers are free text: a JSON grammar made the 1.5B model 2.5 times
+ * slower a token on 2 cores (docs/benchmarks.md), so callers ask for labelled lines instead.
  */
 export function loadLocalGenerator(o: LocalGeneratorOptions): Promise<TextGenerator> {
   const threads = o.threads ?? os.availableParallelism();
@@ -180,17 +185,6 @@ async function openLocalGenerator(modelPath: string, threads: number, contextSiz
       { cause: err },
     );
   }
-  const grammars = new Map<string, Promise<LlamaGrammar>>();
-  const grammarFor = (schema: object): Promise<LlamaGrammar> => {
-    const k = JSON.stringify(schema);
-    let g = grammars.get(k);
-    if (!g) {
-      g = llama.createGrammarForJsonSchema<GbnfJsonSchema>(schema as GbnfJsonSchema);
-      grammars.set(k, g);
-      g.catch(() => grammars.delete(k));
-    }
-    return g;
-  };
   // Requests queue here: one runs on the sequence at a time, whatever the callers do.
   let tail: Promise<unknown> = Promise.resolve();
   let isClosed = false;
@@ -207,10 +201,13 @@ async function openLocalGenerator(modelPath: string, threads: number, contextSiz
     if (promptTokens + req.maxTokens + 64 > contextSize) {
       throw new Error(`the prompt is ${promptTokens} tokens and the answer may take ${req.maxTokens}: more than the local model's context of ${contextSize}`);
     }
-    const grammar = req.jsonSchema ? await grammarFor(req.jsonSchema) : undefined;
     const session = new LlamaChatSession({ contextSequence: sequence, systemPrompt: req.system });
     let generated = 0;
     const onTokens = req.onTokens;
+    // stopAfter: the answer so far is watched, and generation is stopped (not failed) once it matches.
+    const stop = req.stopAfter ? new AbortController() : null;
+    let sofar = req.responsePrefix ?? '';
+    const signals = [req.signal, stop?.signal].filter((x): x is AbortSignal => x !== undefined);
     try {
       const answer = await session.prompt(req.prompt, {
         ...(onTokens
@@ -221,13 +218,23 @@ async function openLocalGenerator(modelPath: string, threads: number, contextSiz
               },
             }
           : {}),
+        ...(stop
+          ? {
+              onTextChunk: (chunk: string) => {
+                sofar += chunk;
+                if (!stop.signal.aborted && req.stopAfter!.test(sofar)) stop.abort();
+              },
+              stopOnAbortSignal: true,
+            }
+          : {}),
         maxTokens: req.maxTokens,
         temperature: req.temperature ?? 0,
-        ...(grammar ? { grammar } : {}),
         ...(req.responsePrefix ? { responsePrefix: req.responsePrefix } : {}),
-        ...(req.signal ? { signal: req.signal } : {}),
+        ...(signals.length > 0 ? { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) } : {}),
       });
-      return answer.trim();
+      // With stopOnAbortSignal the caller's abort returns the partial answer too: it is still an abort.
+      req.signal?.throwIfAborted();
+      return upTo(answer, req.stopAfter);
     } finally {
       session.dispose({ disposeSequence: false });
       await sequence.clearHistory();
