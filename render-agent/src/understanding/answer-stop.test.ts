@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summaryLineEnd, upTo } from './answer-stop.ts';
+import { summaryLineEnd, unquote, upTo } from './answer-stop.ts';
 
 describe('summaryLineEnd', () => {
   const end = summaryLineEnd('Summary 2');
@@ -25,5 +25,16 @@ describe('summaryLineEnd', () => {
   it('leaves an answer that never matches whole', () => {
     expect(cut('Title 2: Bees\nSummary 2:\nA colony. Two.')).toBe('Title 2: Bees\nSummary 2:\nA colony. Two.');
     expect(upTo('  as it was ', undefined)).toBe('as it was');
+  });
+});
+
+describe('unquote', () => {
+  it('takes off quotes around a field, and an opening double quote that never closes', () => {
+    expect(unquote(' "Bees in spring" ')).toBe('Bees in spring');
+    expect(unquote('“Bees.”')).toBe('Bees.');
+    expect(unquote('"Each plant needs a pot of compost.')).toBe('Each plant needs a pot of compost.');
+    expect(unquote('The "queen" rules.')).toBe('The "queen" rules.');
+    expect(unquote('"The queen" rules.')).toBe('"The queen" rules.');
+    expect(unquote("'Tis the season.")).toBe("'Tis the season.");
   });
 });

@@ -22,3 +22,15 @@ export function summaryLineEnd(label: string): RegExp {
   const notAbbreviation = `(?<!\\b(?:${ABBREVIATIONS.join('|')}))`;
   return new RegExp(`${label.replace(/ /g, '\\s*')}\\**\\s*[:.-]\\**[^\\n]*?\\S${notAbbreviation}[.!?]["”’)]?(?=\\s)`, 'i');
 }
+
+/**
+ * A field of an answer without the quotes a model put around it, and without an opening double
+ * quote that never closes (a quoted passage whose answer was cut after its first sentence).
+ */
+export function unquote(field: string): string {
+  const t = field.trim();
+  const both = /^["“'‘](.*)["”'’]$/s.exec(t);
+  if (both) return both[1]!.trim();
+  if (/^["“]/.test(t) && !/["”]/.test(t.slice(1))) return t.slice(1).trim();
+  return t;
+}

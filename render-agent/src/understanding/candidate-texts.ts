@@ -1,7 +1,7 @@
 import type { Embedder } from './embedder.ts';
 import type { CandidateForText, DroppedText, GeneratedTexts } from './find-clips.ts';
 import { withoutDanglingOpenings } from './dangling.ts';
-import { summaryLineEnd } from './answer-stop.ts';
+import { summaryLineEnd, unquote } from './answer-stop.ts';
 import { groundText, groundTitle, indexTranscript, splitSentences } from './grounding.ts';
 import { CUT_OFF_REASON, keyCharsFor, withoutCutOff } from './prompt-budget.ts';
 import type { TextGenerator } from './text-generator.ts';
@@ -141,12 +141,7 @@ function promptFor(c: CandidateForText, maxChars: number): string {
 export function parseAnswer(answer: string): { title: string; summary: string } {
   const read = (label: string) => {
     const m = new RegExp(`^\\s*(?:\\*\\*)?${label}(?:\\*\\*)?\\s*:(?:\\*\\*)?\\s*(.*)$`, 'im').exec(answer);
-    return m
-      ? m[1]!
-          .trim()
-          .replace(/^["“'‘](.*)["”'’]$/s, '$1')
-          .trim()
-      : '';
+    return m ? unquote(m[1]!) : '';
   };
   return { title: read('title'), summary: read('summary') };
 }

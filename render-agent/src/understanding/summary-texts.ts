@@ -1,5 +1,6 @@
 import type { Sentence } from '@cutroom/shared/transcript/sentences';
 import type { Span } from './candidates.ts';
+import { unquote } from './answer-stop.ts';
 import { extractiveSummary } from './extractive.ts';
 import { KEY_CHARS } from './prompt-budget.ts';
 
@@ -101,9 +102,3 @@ export function parseBatch(answer: string, indices: readonly number[]): BatchAns
   }
   return { parts: indices.map((i) => ({ title: fields.get(`title ${i}`) ?? '', summary: fields.get(`summary ${i}`) ?? '' })) };
 }
-
-const unquote = (s: string): string =>
-  s
-    .trim()
-    .replace(/^["“'‘](.*)["”'’]$/s, '$1')
-    .trim();
