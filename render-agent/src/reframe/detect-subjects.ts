@@ -1,6 +1,6 @@
 import type { DetectedSubject, PixelBox } from '@cutroom/shared/clips/subjects-v1';
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
-import { type DetectedFace, loadFaceDetector } from './face-detector.ts';
+import { type DetectedFace, type FaceDetector, loadFaceDetector } from './face-detector.ts';
 import { expectedSamples, SAMPLE_MAX_SIDE, sampleRate, scaledSize } from './sampling.ts';
 import { SCENE_MAX_SIDE, scanClip } from './scan-clip.ts';
 import { type ShotRange, shotsFromCuts } from './shots.ts';
@@ -18,6 +18,8 @@ export interface DetectSubjectsOptions {
   signal: AbortSignal;
   /** 0..1 over the sampled frames. */
   onProgress?: (fraction: number) => void;
+  /** @default loadFaceDetector() (face-api's tiny detector) */
+  detector?: FaceDetector;
 }
 
 export interface SubjectDetection {
@@ -49,7 +51,7 @@ export function toSourceBox(face: DetectedFace, scaleX: number, scaleY: number, 
  */
 export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectDetection> {
   const duration = o.end - o.start;
-  const detector = await loadFaceDetector();
+  const detector = o.detector ?? (await loadFaceDetector());
   const rate = sampleRate(duration, o.preferredFps);
   const sample = scaledSize(o.video.width, o.video.height, SAMPLE_MAX_SIDE);
   const scene = scaledSize(o.video.width, o.video.height, SCENE_MAX_SIDE);

@@ -1,9 +1,11 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PipelineError } from '../errors.ts';
+import { DEFAULT_MODELS_DIR } from '../understanding/embedder.ts';
+import { loadBlazeFace } from './blazeface.ts';
 
 /**
- * Faces with @vladmandic/face-api's tiny face detector (≈ 190 KB of weights inside the npm
+ * The face detector interface, and the older of the two detectors: faces with @vladmandic/face-api's tiny face detector (≈ 190 KB of weights inside the npm
  * package) on TensorFlow.js's wasm backend: no native addon, no GPU, nothing fetched at run time.
  *
  * - `dist/face-api.node-wasm.js` is the build that `require`s `@tensorflow/tfjs` and
@@ -33,6 +35,8 @@ export interface DetectedFace {
   w: number;
   h: number;
   score: number;
+  /** Landmarks where the detector gives them (BlazeFace: right eye, left eye, nose, mouth, right ear, left ear), frame pixels. */
+  landmarks?: [number, number][];
 }
 
 export interface FaceDetector {
@@ -45,18 +49,27 @@ export interface FaceDetector {
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
 
-let loading: Promise<FaceDetector> | undefined;
+/**
+ * The detectors an agent can run: `face-api-tiny` (the default today) and `blazeface`
+ * (blazeface.ts, on onnxruntime: faces from 4 % of the frame width; it becomes the default once
+ * the reframing evaluation with its tracker shows it better, issue 27).
+ */
+export const FACE_DETECTORS = ['face-api-tiny', 'blazeface'] as const;
+export type FaceDetectorName = (typeof FACE_DETECTORS)[number];
 
-/** The process's one detector: loaded on the first call, shared by every later one. */
-export function loadFaceDetector(): Promise<FaceDetector> {
-  loading ??= load().catch((err: unknown) => {
-    loading = undefined; // a later attempt may try again
+let loadingTiny: Promise<FaceDetector> | undefined;
+
+/** The process's detector of that name: loaded on the first call, shared by every later one. */
+export function loadFaceDetector(name: FaceDetectorName = 'face-api-tiny'): Promise<FaceDetector> {
+  if (name === 'blazeface') return loadBlazeFace(DEFAULT_MODELS_DIR);
+  loadingTiny ??= loadTiny().catch((err: unknown) => {
+    loadingTiny = undefined; // a later attempt may try again
     throw err;
   });
-  return loading;
+  return loadingTiny;
 }
 
-async function load(): Promise<FaceDetector> {
+async function loadTiny(): Promise<FaceDetector> {
   try {
     const { default: faceapi } = await import('@vladmandic/face-api/dist/face-api.node-wasm.js');
     // face-api re-exports the very tfjs and wasm-backend instances it runs on as `tf`; its typings

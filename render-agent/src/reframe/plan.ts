@@ -5,6 +5,7 @@ import type { VideoStreamInfo } from '../executors/video-probe.ts';
 import { centeredCropX, cropCenterForSubject, cropWindowSize, cropXForCenter, isVerticalSource, subjectShiftInSource } from './crop-geometry.ts';
 import { followPath, steadyPath } from './crop-path.ts';
 import { detectSubjects, type SubjectDetection } from './detect-subjects.ts';
+import type { FaceDetector } from './face-detector.ts';
 import { frameShots } from './shot-targets.ts';
 
 export interface PlanReframeOptions {
@@ -24,6 +25,8 @@ export interface PlanReframeOptions {
   signal: AbortSignal;
   /** 0..1; sampling and detection are nearly all of it. */
   onProgress?: (fraction: number) => void;
+  /** @default loadFaceDetector() (face-detector.ts) */
+  detector?: FaceDetector;
 }
 
 /**
@@ -87,6 +90,7 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     preferredFps: strategy === 'follow' ? PREFERRED_FPS.follow : PREFERRED_FPS.steady,
     signal: o.signal,
     onProgress: (f) => o.onProgress?.(0.98 * f),
+    ...(o.detector ? { detector: o.detector } : {}),
   });
   if (requested && !detection.subjects.some((s) => s.id === requested)) {
     // The catalogue takes at most 100 ids; detection numbers them by dominance, so these are the main ones.
