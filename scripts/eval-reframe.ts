@@ -23,8 +23,6 @@ const detectors = (arg('detectors')?.split(',') ?? [...FACE_DETECTORS]) as FaceD
 const modes = (arg('modes')?.split(',') ?? ['follow', 'auto']) as Array<'follow' | 'auto'>;
 const only = arg('shots')?.split(',');
 const cache = join(MACHINE_CACHE, 'eval-reframe');
-mkdirSync(cache, { recursive: true });
-const work = mkdtempSync(join(tmpdir(), 'cutroom-eval-reframe-'));
 
 export interface ReframeRow {
   shot: string;
@@ -46,53 +44,59 @@ export async function evaluateReframe(o: {
 }): Promise<ReframeRow[]> {
   const rows: ReframeRow[] = [];
   const shots = [...PERSON_SHOTS, ...CONTROL_SHOTS].filter((s) => !o.only || o.only.includes(s.name));
-  for (const shot of shots) {
-    const composed = await composeShot(shot, cache);
-    const video = await probeVideo('ffprobe', composed.file);
-    for (const name of o.detectors) {
-      const detector = await loadFaceDetector(name);
-      for (const mode of o.modes) {
-        const params: ExtractVerticalClipParams = {
-          start: 0,
-          end: SHOT_SECONDS,
-          profile: 'vidA-primary',
-          subject: mode,
-          subject_id: null,
-          subject_box: null,
-          t_ref: null,
-          subject_x_offset: 0,
-        };
-        const t0 = performance.now();
-        const doc = await planReframe({
-          ffmpegPath: 'ffmpeg',
-          source: composed.file,
-          start: 0,
-          end: SHOT_SECONDS,
-          video,
-          params,
-          outWidth: 1080,
-          outHeight: 1920,
-          workDir: work,
-          signal: new AbortController().signal,
-          detector,
-        });
-        const seconds = (performance.now() - t0) / 1000;
-        const score = composed.faceAt ? scorePerson(doc, composed.faceAt, SHOT_SECONDS, FRAME.fps) : scoreControl(doc);
-        const row: ReframeRow = {
-          shot: shot.name,
-          part: shot.part,
-          kind: composed.faceAt ? 'person' : 'control',
-          detector: name,
-          mode,
-          seconds,
-          score,
-          detectorName: detector.name,
-          chosen: doc.chosen_subject_id,
-        };
-        rows.push(row);
-        o.onRow?.(row);
+  mkdirSync(cache, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'cutroom-eval-reframe-'));
+  try {
+    for (const shot of shots) {
+      const composed = await composeShot(shot, cache);
+      const video = await probeVideo('ffprobe', composed.file);
+      for (const name of o.detectors) {
+        const detector = await loadFaceDetector(name);
+        for (const mode of o.modes) {
+          const params: ExtractVerticalClipParams = {
+            start: 0,
+            end: SHOT_SECONDS,
+            profile: 'vidA-primary',
+            subject: mode,
+            subject_id: null,
+            subject_box: null,
+            t_ref: null,
+            subject_x_offset: 0,
+          };
+          const t0 = performance.now();
+          const doc = await planReframe({
+            ffmpegPath: 'ffmpeg',
+            source: composed.file,
+            start: 0,
+            end: SHOT_SECONDS,
+            video,
+            params,
+            outWidth: 1080,
+            outHeight: 1920,
+            workDir: work,
+            signal: new AbortController().signal,
+            detector,
+          });
+          const seconds = (performance.now() - t0) / 1000;
+          const score = composed.faceAt ? scorePerson(doc, composed.faceAt, SHOT_SECONDS, FRAME.fps) : scoreControl(doc);
+          const row: ReframeRow = {
+            shot: shot.name,
+            part: shot.part,
+            kind: composed.faceAt ? 'person' : 'control',
+            detector: name,
+            mode,
+            seconds,
+            score,
+            detectorName: detector.name,
+            chosen: doc.chosen_subject_id,
+          };
+          rows.push(row);
+          o.onRow?.(row);
+        }
       }
     }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
   return rows;
 }
@@ -137,5 +141,4 @@ if (import.meta.main) {
   console.log(`\n${reframeTable(rows)}`);
   const json = arg('json');
   if (json) writeFileSync(json, JSON.stringify(rows, null, 2));
-  rmSync(work, { recursive: true, force: true });
 }

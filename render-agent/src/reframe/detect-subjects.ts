@@ -2,6 +2,7 @@ import type { DetectedSubject, PixelBox } from '@cutroom/shared/clips/subjects-v
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
 import { type DetectedFace, type FaceDetector, loadFaceDetector } from './face-detector.ts';
 import { expectedSamples, SAMPLE_MAX_SIDE, sampleRate, scaledSize } from './sampling.ts';
+import { implausibleFace } from './plausibility.ts';
 import { SCENE_MAX_SIDE, scanClip } from './scan-clip.ts';
 import { type ShotRange, shotsFromCuts } from './shots.ts';
 import { describeSubjects, type FrameFaces, linkDetections } from './track.ts';
@@ -18,7 +19,7 @@ export interface DetectSubjectsOptions {
   signal: AbortSignal;
   /** 0..1 over the sampled frames. */
   onProgress?: (fraction: number) => void;
-  /** @default loadFaceDetector() (face-api's tiny detector) */
+  /** @default loadFaceDetector() (BlazeFace) */
   detector?: FaceDetector;
 }
 
@@ -30,6 +31,8 @@ export interface SubjectDetection {
   cuts: number[];
   /** Subjects, ids by dominance (s1 first). */
   subjects: DetectedSubject[];
+  /** Detections dropped as not face-like (plausibility.ts), over all samples. */
+  rejectedDetections: number;
 }
 
 const tenth = (v: number) => Math.round(v * 10) / 10;
@@ -59,6 +62,7 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
   const scaleX = o.video.width / sample.width;
   const scaleY = o.video.height / sample.height;
   const frames: FrameFaces[] = [];
+  let rejected = 0;
   const scan = await scanClip({
     ffmpegPath: o.ffmpegPath,
     source: o.source,
@@ -70,8 +74,11 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
     signal: o.signal,
     onFrame: async (rgb, index) => {
       const t = Math.round(index * rate.interval * 1e6) / 1e6;
-      const faces = await detector.detect(rgb, sample.width, sample.height);
+      const found = await detector.detect(rgb, sample.width, sample.height);
       o.signal.throwIfAborted();
+      // Only what may be a face goes on (plausibility.ts); the rest is counted.
+      const faces = found.filter((f) => implausibleFace(f, sample.width, f.landmarks) === null);
+      rejected += found.length - faces.length;
       if (t <= duration) {
         frames.push({ t, faces: faces.flatMap((f) => toSourceBox(f, scaleX, scaleY, o.video.width, o.video.height) ?? []) });
       }
@@ -79,11 +86,12 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
     },
   });
   const { cuts, shots } = shotsFromCuts(scan.cuts, duration);
-  const tracks = linkDetections(frames, { cuts });
+  const tracks = linkDetections(frames, { cuts, ...(detector.minTrackScore ? { minTrackScore: detector.minTrackScore } : {}) });
   return {
     detector: { name: detector.name, sample_interval_s: rate.interval, frames_sampled: frames.length },
     shots,
     cuts,
     subjects: describeSubjects(tracks, frames.length, o.video.width * o.video.height),
+    rejectedDetections: rejected,
   };
 }

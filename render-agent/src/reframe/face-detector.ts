@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { PipelineError } from '../errors.ts';
 import { DEFAULT_MODELS_DIR } from '../understanding/embedder.ts';
 import { loadBlazeFace } from './blazeface.ts';
+import type { FaceDetector } from './faces.ts';
 
 /**
  * The face detector interface, and the older of the two detectors: faces with @vladmandic/face-api's tiny face detector (≈ 190 KB of weights inside the npm
@@ -28,39 +29,23 @@ export const INPUT_SIZE = 416;
 /** Detections scoring below this are dropped. @default 0.5 */
 export const SCORE_THRESHOLD = 0.5;
 
-/** A face in the pixels of the frame it was found in. */
-export interface DetectedFace {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  score: number;
-  /** Landmarks where the detector gives them (BlazeFace: right eye, left eye, nose, mouth, right ear, left ear), frame pixels. */
-  landmarks?: [number, number][];
-}
-
-export interface FaceDetector {
-  /** For the document's `detector.name`. */
-  readonly name: string;
-  /** Faces in one `width`x`height` frame of packed RGB bytes (`width × height × 3`). */
-  detect(rgb: Uint8Array, width: number, height: number): Promise<DetectedFace[]>;
-}
+export type { DetectedFace, FaceDetector } from './faces.ts';
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
 
 /**
- * The detectors an agent can run: `face-api-tiny` (the default today) and `blazeface`
- * (blazeface.ts, on onnxruntime: faces from 4 % of the frame width; it becomes the default once
- * the reframing evaluation with its tracker shows it better, issue 27).
+ * The detectors an agent can run: `blazeface` (the default: blazeface.ts, on onnxruntime, faces
+ * from 4 % of the frame width) and `face-api-tiny` (the one before it, kept for the reframing
+ * evaluation's comparison: docs/benchmarks.md).
  */
-export const FACE_DETECTORS = ['face-api-tiny', 'blazeface'] as const;
+export const FACE_DETECTORS = ['blazeface', 'face-api-tiny'] as const;
 export type FaceDetectorName = (typeof FACE_DETECTORS)[number];
 
 let loadingTiny: Promise<FaceDetector> | undefined;
 
 /** The process's detector of that name: loaded on the first call, shared by every later one. */
-export function loadFaceDetector(name: FaceDetectorName = 'face-api-tiny'): Promise<FaceDetector> {
+export function loadFaceDetector(name: FaceDetectorName = 'blazeface'): Promise<FaceDetector> {
   if (name === 'blazeface') return loadBlazeFace(DEFAULT_MODELS_DIR);
   loadingTiny ??= loadTiny().catch((err: unknown) => {
     loadingTiny = undefined; // a later attempt may try again

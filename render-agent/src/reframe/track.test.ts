@@ -14,13 +14,21 @@ describe('linkDetections', () => {
   });
 
   it('never continues a subject across a cut, nor after a long gap', () => {
-    const frames: FrameFaces[] = [0, 0.5, 1, 1.5, 2, 5, 5.5].map((t) => ({ t, faces: [face(400, 300, 120)] }));
+    const frames: FrameFaces[] = [0, 0.5, 1, 1.5, 2, 2.5, 5, 5.5, 6].map((t) => ({ t, faces: [face(400, 300, 120)] }));
     const tracks = linkDetections(frames, { cuts: [1.2] });
     expect(tracks.map((tr) => tr.map((b) => b.t))).toEqual([
       [0, 0.5, 1],
-      [1.5, 2],
-      [5, 5.5],
+      [1.5, 2, 2.5],
+      [5, 5.5, 6],
     ]);
+  });
+
+  it('drops a flicker (seen in 2 of 8 samples) while keeping the face seen throughout', () => {
+    const frames: FrameFaces[] = [0, 0.5, 1, 1.5, 2, 2.5, 3, 3.5].map((t, i) => ({
+      t,
+      faces: i === 2 || i === 3 ? [face(400, 300, 120), face(1000, 50, 40, 0.7)] : [face(400, 300, 120)],
+    }));
+    expect(linkDetections(frames, { cuts: [] }).map((tr) => tr.length)).toEqual([8]);
   });
 
   it('drops a one-frame detection as a false positive where the shot had frames enough', () => {
@@ -32,10 +40,7 @@ describe('linkDetections', () => {
   });
 
   it('does not link faces of very different sizes', () => {
-    const frames: FrameFaces[] = [
-      { t: 0, faces: [face(400, 300, 200)] },
-      { t: 0.5, faces: [face(400, 300, 60)] },
-    ];
+    const frames: FrameFaces[] = [0, 0.5, 1, 1.5, 2, 2.5].map((t, i) => ({ t, faces: [face(400, 300, i % 2 === 0 ? 200 : 60)] }));
     expect(linkDetections(frames, { cuts: [] })).toHaveLength(2);
   });
 });

@@ -1,4 +1,5 @@
 import type { DetectedSubject, PixelBox, SubjectSample } from '@cutroom/shared/clips/subjects-v1';
+import { implausibleTrack } from './plausibility.ts';
 
 /** The faces found in one sampled frame, in source pixels, at clip time `t`. */
 export interface FrameFaces {
@@ -21,6 +22,8 @@ export interface LinkOptions {
   maxCenterDistance?: number;
   /** Largest size ratio (either way) between a face and the subject's last box. @default 2 */
   maxSizeRatio?: number;
+  /** A track's median score must reach this (the detector's FaceDetector.minTrackScore). @default 0 */
+  minTrackScore?: number;
 }
 
 function iou(a: PixelBox, b: PixelBox): number {
@@ -79,7 +82,7 @@ export function linkDetections(frames: readonly FrameFaces[], o: LinkOptions): S
       if (!usedFaces.has(i)) tracks.push({ shot, boxes: [{ ...face, t: frame.t }] });
     });
   }
-  return tracks.filter((tr) => tr.boxes.length >= 2 || (framesPerShot.get(tr.shot) ?? 0) < 3).map((tr) => tr.boxes);
+  return tracks.filter((tr) => implausibleTrack(tr.boxes, framesPerShot.get(tr.shot) ?? 0, o.minTrackScore) === null).map((tr) => tr.boxes);
 }
 
 /**

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateReframe } from '../scripts/eval-reframe.ts';
+import type { ControlScore, PersonScore } from '../scripts/eval/reframe-score.ts';
+
+/**
+ * The short slice of `npm run eval:reframe` that runs in `npm test`: BlazeFace with `follow` on
+ * the tuning part's smallest face (the astronaut at 4 % of a 1080p frame's width, walking across
+ * grass) and its no-face control (coffee beans, where the detector sees a face-like pattern), each
+ * planned by the agent's own planReframe and scored against where the face really is. The bars
+ * are the issue's: the face inside the crop on at least 95 % of frames, no frame-to-frame move
+ * over 2.5 % of the crop width, no subject and no crop motion on the control.
+ */
+describe('reframing evaluation, short slice', () => {
+  it('follows a face of 4 % of the frame width and finds no subject where there is no face', async () => {
+    const rows = await evaluateReframe({ detectors: ['blazeface'], modes: ['follow'], only: ['astronaut-walk-4', 'coffee'] });
+    const person = rows.find((r) => r.shot === 'astronaut-walk-4')!.score as PersonScore;
+    const control = rows.find((r) => r.shot === 'coffee')!.score as ControlScore;
+    console.info(`reframe slice: ${JSON.stringify({ person, control })}`);
+    expect(person.inside).toBeGreaterThanOrEqual(0.95);
+    expect(person.largestMove).toBeLessThanOrEqual(0.025);
+    expect(control).toEqual({ subjects: 0, motion: 0 });
+  }, 240_000);
+});
