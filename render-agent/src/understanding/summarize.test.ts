@@ -4,7 +4,16 @@ import { sentencesOf } from '@cutroom/shared/transcript/sentences';
 import type { TranscriptV2 } from '@cutroom/shared/transcript/transcript-v2';
 import { DEFAULT_MODELS_DIR, type Embedder, loadLocalEmbedder } from './embedder.ts';
 import { type FakeGenerator, fakeGenerator, INVENTED, THREE_TOPICS } from './summarize-fixtures.ts';
-import { composeOverview, MAX_CHAPTERS, MIN_CHAPTER_SECONDS, mergeChapters, OVERVIEW_MAX_SENTENCES, overviewLeads, summarize } from './summarize.ts';
+import {
+  composeOverview,
+  MAX_CHAPTERS,
+  MIN_CHAPTER_SECONDS,
+  mergeChapters,
+  OVERVIEW_MAX_SENTENCES,
+  overviewLeads,
+  summarize,
+  timeSlices,
+} from './summarize.ts';
 import { KEY_CHARS } from './prompt-budget.ts';
 import { BATCH_CHAPTERS, batches, batchPrompt, keySentences, parseBatch } from './summary-texts.ts';
 import { bagOfWordsEmbedder, timedTranscript } from './test-fixtures.ts';
@@ -269,6 +278,20 @@ describe('summary requests', () => {
       ],
     });
     expect(parseBatch('nothing useful', [1])).toEqual({ parts: [{ title: '', summary: '' }] });
+  });
+
+  it('slices a recording by time into spans of about equal duration', () => {
+    const times = [0, 10, 20, 30, 40, 50, 60, 70, 80].map((t) => ({ start: t, end: t + 9 }));
+    expect(timeSlices(times, 3)).toEqual([
+      { first: 0, last: 2 },
+      { first: 3, last: 5 },
+      { first: 6, last: 8 },
+    ]);
+    expect(timeSlices(times.slice(0, 2), 3)).toEqual([
+      { first: 0, last: 0 },
+      { first: 1, last: 1 },
+    ]);
+    expect(timeSlices([], 3)).toEqual([]);
   });
 
   it('composes the overview from chapter leads: every chapter in time order, the longest when there are more, generated if any lead is', () => {

@@ -209,17 +209,21 @@ export async function summarize(o: SummarizeOptions): Promise<SummaryV1> {
   // The whole, from the parts: no request of its own (see overviewLeads).
   t = now();
   o.signal?.throwIfAborted();
-  const leads = overviewLeads(chapters);
+  // A lead that is a transcript sentence (an extractive summary's) is placed at that sentence.
+  const startOf = new Map(sentences.map((x) => [x.text, x.start]));
+  const leads = overviewLeads(chapters).map((l) => ({ ...l, start: startOf.get(l.text) ?? l.start }));
   let fill: OverviewSentence[] = [];
-  const needed = OVERVIEW_MIN_SENTENCES - leads.length;
-  if (needed > 0) {
-    // The most central sentences unlike the leads (the picks are greedy, so n + 1 holds n's).
+  if (leads.length < OVERVIEW_MIN_SENTENCES) {
+    // The course of the recording: the most central sentence of each third of it, unlike the
+    // leads, those farthest from the leads first (a chapter can hold several short items, and its
+    // summary speaks of one).
     const leadVectors = await o.embedder.embed(leads.map((l) => l.text));
-    for (let n = needed; n <= needed + 4 && fill.length < needed && n <= sentences.length; n++) {
-      fill = extractiveSummary(sentences, embeddings, n, { parts: spans })
-        .sentences.filter((s) => leadVectors.every((v) => cosine(v, embeddings[s.index]!) < OVERVIEW_REPEAT_COSINE))
-        .map((s) => ({ text: s.text, start: s.start, source: 'extractive' as const }));
-    }
+    const distance = (t: number) => Math.min(...leads.map((l) => Math.abs(l.start - t)), Number.POSITIVE_INFINITY);
+    fill = timeSlices(sentences, OVERVIEW_MIN_SENTENCES)
+      .flatMap((slice) => extractiveSummary(sentences, embeddings, 1, { parts: [slice] }).sentences)
+      .filter((s) => leadVectors.every((v) => cosine(v, embeddings[s.index]!) < OVERVIEW_REPEAT_COSINE))
+      .sort((a, b) => distance(b.start) - distance(a.start))
+      .map((s) => ({ text: s.text, start: s.start, source: 'extractive' as const }));
   }
   const { text: overview, source: overviewSource } = composeOverview(leads, fill);
   const keyTarget = Math.min(sentences.length, Math.max(KEY_POINTS.min, Math.min(KEY_POINTS.max, chapters.length + 1)));
@@ -299,9 +303,10 @@ export function overviewLeads(chapters: readonly Pick<Chapter, 'start' | 'end' |
 
 /**
  * The overview from its chapter sentences and, when they are fewer than OVERVIEW_MIN_SENTENCES
- * (a recording of one or two chapters, where topics under ~30 s merge), central transcript
- * sentences (`fill`, already unlike the leads) up to that many, all in time order,
- * each sentence once. `generated` when at least one sentence was written by the text model.
+ * (a recording of one or two chapters, where topics under ~30 s merge), transcript sentences
+ * (`fill`, in the order given: the most central of each third of the recording, unlike the leads,
+ * farthest from them first) up to that many, all in time order, each sentence once. `generated`
+ * when at least one sentence was written by the text model.
  */
 export function composeOverview(leads: readonly OverviewSentence[], fill: readonly OverviewSentence[] = []): { text: string; source: SummaryTextSource } {
   const chosen = [...leads];
@@ -316,6 +321,21 @@ export function composeOverview(leads: readonly OverviewSentence[], fill: readon
     .map(({ c }) => c.text)
     .filter((t) => !seen.has(t) && seen.add(t));
   return { text: capChars(text.join(' '), CAP.overview), source: chosen.some((c) => c.source === 'generated') ? 'generated' : 'extractive' };
+}
+
+/** `sentences` in `n` spans of about equal duration, in time order, none empty (fewer when there are fewer sentences). Pure. */
+export function timeSlices(sentences: readonly { start: number; end: number }[], n: number): Span[] {
+  if (sentences.length === 0) return [];
+  const t0 = sentences[0]!.start;
+  const length = Math.max(1e-9, sentences.at(-1)!.end - t0);
+  const slices: (Span & { k: number })[] = [];
+  for (const [i, s] of sentences.entries()) {
+    const k = Math.min(n - 1, Math.floor(((s.start + s.end) / 2 - t0) / (length / n)));
+    const last = slices.at(-1);
+    if (last?.k === k) last.last = i;
+    else slices.push({ first: i, last: i, k });
+  }
+  return slices.map(({ first, last }) => ({ first, last }));
 }
 
 /** `text` without an unfinished last sentence, which is recorded as dropped. */
