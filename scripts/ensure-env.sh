@@ -9,7 +9,7 @@
 #   .venv          faster-whisper + the offline tiny.en model (render-agent/python/requirements.txt)
 #   node_modules   npm ci, re-run only when package-lock.json changes (a new checkout hard-links the cached tree)
 #   admin-console  the operators' console built into admin-console/dist (scripts/build-admin-console.sh)
-#   .tools/models  the sentence-embedding model and the local text model (scripts/ensure-models.sh)
+#   .tools/models  the sentence-embedding model, the local text model and the face detector (scripts/ensure-models.sh)
 #   .tools/minio   (--test) an S3-compatible server built from its Go module
 #   .tools/deploy  (--test) helm, kubeconform, compose-check, hadolint, Kubernetes schemas, haproxy (scripts/ensure-deploy-tools.sh)
 #   .tools/venv-fuzz (--test) schemathesis, the API fuzzer (test/python/requirements-fuzz.txt), and the
