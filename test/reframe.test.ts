@@ -14,7 +14,7 @@ import { loadFaceDetector } from '../render-agent/src/reframe/face-detector.ts';
 import { planReframe } from '../render-agent/src/reframe/plan.ts';
 import { type FaceVideo, makeMovingFaceVideo, makeShotChangeVideo, SHOT_CHANGE_AT } from './harness/media-gen/moving-face.ts';
 
-// Reframing on real media: ffmpeg 5.1 and the real face detector (face-api on tfjs wasm), no
+// Reframing on real media: ffmpeg 5.1 and the real face detector (BlazeFace on onnxruntime), no
 // coordinator. The test videos put a real face photo where the test knows it is at every frame.
 
 const FPS = 25;

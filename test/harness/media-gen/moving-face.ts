@@ -16,7 +16,7 @@ export const FACE_VIDEO_FPS = 25;
 /** The face photo as it is overlaid: 260x300 px (a 520x600 crop of sample5.jpg at half size). */
 export const PATCH = { width: 260, height: 300 } as const;
 /**
- * Where the face sits inside the patch (px), as the tiny face detector boxes it over background A;
+ * Where the face sits inside the patch (px), as face-api's tiny detector boxed it over background A (BlazeFace's box lies within the same slack);
  * its box moves by up to ~20 px with the background and the scale, so compare with that slack.
  */
 export const FACE_IN_PATCH = { x: 70, y: 70, w: 150, h: 135 } as const;
