@@ -34,6 +34,8 @@ export interface ReframeRow {
   score: PersonScore | ControlScore;
   detectorName: string;
   chosen: string | null;
+  /** The document's chosen_because. */
+  because: string | null;
 }
 
 export async function evaluateReframe(o: {
@@ -89,6 +91,7 @@ export async function evaluateReframe(o: {
             score,
             detectorName: detector.name,
             chosen: doc.chosen_subject_id,
+            because: doc.chosen_because ?? null,
           };
           rows.push(row);
           o.onRow?.(row);

@@ -19,5 +19,8 @@ describe('reframing evaluation, short slice', () => {
     expect(person.inside).toBeGreaterThanOrEqual(0.95);
     expect(person.largestMove).toBeLessThanOrEqual(0.025);
     expect(control).toEqual({ subjects: 0, motion: 0 });
+    // The document says why the window stayed centred.
+    expect(rows.find((r) => r.shot === 'coffee')!.because).toMatch(/^no face-like subject in 24 samples .*: the window stays centred$/);
+    expect(rows.find((r) => r.shot === 'astronaut-walk-4')!.because).toMatch(/^s1: the clip's dominant face/);
   }, 240_000);
 });

@@ -79,6 +79,7 @@ describe('follow', () => {
     const doc = await plan(moving, { start: 0, end: moving.seconds, subject: 'follow' });
     expect(SubjectsV1.parse(doc)).toEqual(doc);
     expect(doc.chosen_subject_id).toBe('s1');
+    expect(doc.chosen_because).toMatch(/^s1: the clip's dominant face/);
     expect(doc.detector?.frames_sampled).toBeGreaterThanOrEqual(26);
     const frames = moving.seconds * FPS;
     const xs = xPerFrame(doc.crop.path, frames);

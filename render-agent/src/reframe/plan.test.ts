@@ -3,7 +3,7 @@ import type { ExtractVerticalClipParams } from '@cutroom/proto';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { PipelineError } from '../errors.ts';
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
-import { planReframe } from './plan.ts';
+import { chosenBecause, planReframe } from './plan.ts';
 
 const video = (width: number, height: number): VideoStreamInfo => ({
   width,
@@ -48,7 +48,14 @@ describe('planReframe without detection', () => {
     const doc = await plan(video(1920, 1080), {});
     expect(SubjectsV1.parse(doc)).toEqual(doc);
     expect(doc.crop).toEqual({ width: 608, height: 1080, scaled_only: false, path: [{ t: 0, x: 656, y: 0 }] });
-    expect(doc).toMatchObject({ detector: null, subjects: [], shots: [], chosen_subject_id: null, clip: { start: 10, end: 20 } });
+    expect(doc).toMatchObject({
+      detector: null,
+      subjects: [],
+      shots: [],
+      chosen_subject_id: null,
+      chosen_because: 'center: the middle of the frame, as asked',
+      clip: { start: 10, end: 20 },
+    });
   });
 
   it('manual: centered on the box, shifted by subject_x_offset (output px → source px)', async () => {
@@ -72,5 +79,19 @@ describe('planReframe without detection', () => {
     const doc = await plan(video(1080, 1920), { subject: 'manual', subject_box: { x: 100, y: 100, w: 100, h: 100 } });
     expect(doc.crop).toEqual({ width: 1080, height: 1920, scaled_only: true, path: [{ t: 0, x: 0, y: 0 }] });
     expect(doc.detector).toBeNull();
+  });
+});
+
+describe('chosenBecause', () => {
+  const detector = { name: 'd', sample_interval_s: 0.25, frames_sampled: 24 };
+  const subject = (id: string, presence: number) => ({ id, kind: 'face' as const, presence, mean_area: 0.01, boxes: [] });
+  it('names the rule that chose the subject, or says why there is none', () => {
+    expect(chosenBecause({ subjects: [subject('s1', 0.9), subject('s2', 0.2)], rejectedDetections: 0, detector }, null)).toBe(
+      "s1: the clip's dominant face (largest presence × mean area; seen in 90 % of the samples; 1 other subject), each shot framing its own dominant face",
+    );
+    expect(chosenBecause({ subjects: [subject('s1', 1)], rejectedDetections: 0, detector }, 's2')).toBe('s2: the subject_id asked for');
+    expect(chosenBecause({ subjects: [], rejectedDetections: 5, detector }, null)).toBe(
+      'no face-like subject in 24 samples (a face must be seen in 3 samples and 30 % of its shot; 5 detections were not face-like): the window stays centred',
+    );
   });
 });

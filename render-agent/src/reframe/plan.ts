@@ -56,27 +56,34 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
   const size = isVertical ? { width, height } : cropWindowSize(width, height);
   const shift = subjectShiftInSource(o.params.subject_x_offset, size.width, o.outWidth);
   const strategy = o.params.subject;
-  const doc = (path: CropPoint[], detection: SubjectDetection | null, shots: SubjectsV1['shots'], chosen: string | null): SubjectsV1 => ({
+  const doc = (path: CropPoint[], detection: SubjectDetection | null, shots: SubjectsV1['shots'], chosen: string | null, because: string): SubjectsV1 => ({
     version: 1,
     strategy,
     source: { width, height, fps },
     clip: { start: o.start, end: o.end },
-    detector: detection?.detector ?? null,
+    detector: detection ? { ...detection.detector, rejected_detections: detection.rejectedDetections } : null,
     shots,
     subjects: detection?.subjects ?? [],
     chosen_subject_id: chosen,
+    chosen_because: isVertical ? `the source is already vertical: scaled, not cropped (${because})` : because,
     crop: { width: size.width, height: size.height, scaled_only: isVertical, path: isVertical ? [{ t: 0, x: 0, y: 0 }] : path },
   });
 
   if (strategy === 'center') {
     o.onProgress?.(1);
-    return doc([{ t: 0, x: centeredCropX(size.width, width), y: 0 }], null, [], null);
+    return doc([{ t: 0, x: centeredCropX(size.width, width), y: 0 }], null, [], null, 'center: the middle of the frame, as asked');
   }
   if (strategy === 'manual') {
     const box = o.params.subject_box;
     if (!box) throw new PipelineError('internal', 'subject=manual reached the agent without a subject_box');
     o.onProgress?.(1);
-    return doc([{ t: 0, x: cropXForCenter(cropCenterForSubject(box.x + box.w / 2, shift), size.width, width), y: 0 }], null, [], null);
+    return doc(
+      [{ t: 0, x: cropXForCenter(cropCenterForSubject(box.x + box.w / 2, shift), size.width, width), y: 0 }],
+      null,
+      [],
+      null,
+      'manual: centred on the subject_box given',
+    );
   }
 
   const requested = o.params.subject_id;
@@ -104,7 +111,19 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
       : steadyPath(framed, size.width, width);
   const shots = framed.map((s) => ({ start: round3(s.start), end: round3(s.end), subject_id: s.subjectId }));
   o.onProgress?.(1);
-  return doc(path, detection, shots, requested ?? detection.subjects[0]?.id ?? null);
+  return doc(path, detection, shots, requested ?? detection.subjects[0]?.id ?? null, chosenBecause(detection, requested));
+}
+
+/** The rule that chose the subject, or why there is none (the document's `chosen_because`). */
+export function chosenBecause(d: Pick<SubjectDetection, 'subjects' | 'rejectedDetections' | 'detector'>, requested: string | null | undefined): string {
+  if (requested) return `${requested}: the subject_id asked for`;
+  const main = d.subjects[0];
+  if (main) {
+    const others = d.subjects.length - 1;
+    return `${main.id}: the clip's dominant face (largest presence × mean area; seen in ${Math.round(main.presence * 100)} % of the samples${others > 0 ? `; ${others} other subject${others > 1 ? 's' : ''}` : ''}), each shot framing its own dominant face`;
+  }
+  const rejected = d.rejectedDetections > 0 ? `; ${d.rejectedDetections} detection${d.rejectedDetections > 1 ? 's were' : ' was'} not face-like` : '';
+  return `no face-like subject in ${d.detector.frames_sampled} samples (a face must be seen in 3 samples and 30 % of its shot${rejected}): the window stays centred`;
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;

@@ -56,12 +56,24 @@ export const SubjectsV1 = z.object({
   source: z.object({ width: z.number().int().positive(), height: z.number().int().positive(), fps: z.number().positive() }),
   /** The cut, in the parent's (source) time. */
   clip: z.object({ start: seconds, end: seconds }),
-  /** Null when no detector ran (`center`, `manual`, a vertical source). */
-  detector: z.object({ name: z.string(), sample_interval_s: z.number().positive(), frames_sampled: z.number().int().nonnegative() }).nullable(),
+  /**
+   * Null when no detector ran (`center`, `manual`, a vertical source). `rejected_detections`:
+   * detections dropped as not face-like (box shape or size, landmarks) before tracking.
+   */
+  detector: z
+    .object({
+      name: z.string(),
+      sample_interval_s: z.number().positive(),
+      frames_sampled: z.number().int().nonnegative(),
+      rejected_detections: z.number().int().nonnegative().optional(),
+    })
+    .nullable(),
   shots: z.array(Shot),
   subjects: z.array(DetectedSubject),
   /** The subject the crop follows (auto: the dominant one; subject_id: the requested one), or null. */
   chosen_subject_id: z.string().nullable(),
+  /** Why the crop frames what it frames, in a sentence: the rule that chose the subject, or why there was none (absent in documents of older agents). */
+  chosen_because: z.string().max(400).optional(),
   crop: z.object({
     width: z.number().int().positive(),
     height: z.number().int().positive(),
