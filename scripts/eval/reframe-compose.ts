@@ -29,8 +29,12 @@ async function sourceDir(source: PhotoSource, cache: string): Promise<string> {
   if (sum !== pkg.sha256) throw new Error(`${archive}: sha256 ${sum}, expected ${pkg.sha256}`);
   const tmp = `${dir}.tmp`;
   mkdirSync(tmp, { recursive: true });
-  if (archive.endsWith('.whl')) await execa('unzip', ['-q', '-o', archive, 'skimage/data/*', '-d', tmp]);
-  else await execa('tar', ['-xzf', archive, '-C', tmp, '--strip-components=1', 'scrfd-0.3.0/images']);
+  // The wheel is a zip: Python's zipfile (the .venv's) takes the data folder out, so no unzip is needed.
+  if (archive.endsWith('.whl')) {
+    const extract =
+      "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith('skimage/data/')])";
+    await execa(python, ['-c', extract, archive, tmp]);
+  } else await execa('tar', ['-xzf', archive, '-C', tmp, '--strip-components=1', 'scrfd-0.3.0/images']);
   await execa('touch', [join(tmp, '.done')]);
   renameSync(tmp, dir);
   return dir;
