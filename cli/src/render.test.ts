@@ -43,25 +43,24 @@ describe('renderSummary and renderJob', () => {
     const lines = renderSummary({ overview: 'All about it.', key_points: [{ text: 'One.' }], chapters: [{ index: 1, start: 65, title: 'Start' }], notes: [] });
     expect(lines).toEqual(['All about it.', '', 'Key points:', '  - One.', '', 'Chapters:', '      1:05  Start']);
   });
+  const job = {
+    job_id: JOB,
+    job_type: 'transcribe',
+    status: 'transcribing',
+    payment_status: 'paid',
+    original_filename: 'talk.mp4',
+    content_type: 'video/mp4',
+    file_size: 2048,
+    duration_seconds: null,
+    error_message: null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    completed_at: null,
+    source_job_id: null,
+    expires_at: null,
+    outputs: [],
+  } satisfies Job;
   it('prints the fields a job has', () => {
-    const job = {
-      job_id: JOB,
-      job_type: 'transcribe',
-      status: 'transcribing',
-      payment_status: 'paid',
-      original_filename: 'talk.mp4',
-      content_type: 'video/mp4',
-      file_size: 2048,
-      duration_seconds: null,
-      error_message: null,
-      created_at: '2026-01-01T00:00:00.000Z',
-      completed_at: null,
-      source_job_id: null,
-      expires_at: null,
-      outputs: [],
-      progress: { stage: 'transcribing', fraction: 0.42, at: '' },
-    } satisfies Job;
-    expect(renderJob(job)).toEqual([
+    expect(renderJob({ ...job, progress: { stage: 'transcribing', fraction: 0.42, at: '' } })).toEqual([
       `job        ${JOB}`,
       'type       transcribe',
       'status     transcribing (42%)',
@@ -72,19 +71,12 @@ describe('renderSummary and renderJob', () => {
   });
   it('shows where a waiting job stands in the queue', () => {
     const waiting = {
-      job_id: JOB,
+      ...job,
       job_type: 'summarize',
       status: 'extracting_audio',
-      payment_status: 'paid',
       original_filename: 'talk.wav',
       content_type: 'audio/wav',
       file_size: null,
-      duration_seconds: null,
-      error_message: null,
-      created_at: '2026-01-01T00:00:00.000Z',
-      completed_at: null,
-      source_job_id: null,
-      expires_at: null,
       queue: { position: 2, running: 1, agents: 1, estimated_start_at: '2026-01-01T00:01:10.000Z', estimated_processing_seconds: 110 },
     } satisfies Job;
     expect(renderJob(waiting)).toContain('queue      position 2, 1 running on 1 agent, estimated start 2026-01-01T00:01:10.000Z');

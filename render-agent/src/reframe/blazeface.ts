@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { PipelineError } from '../errors.ts';
 import type { DetectedFace, FaceDetector } from './faces.ts';
+import { iou } from './track.ts';
 
 /**
  * Faces with MediaPipe's full-range BlazeFace ("back" model, 256x256, 6 landmarks), as ONNX from
@@ -136,13 +137,6 @@ export function decodeWindow(outputs: Record<string, { data: Float32Array }>, w:
   }
   return faces;
 }
-
-const iou = (a: DetectedFace, b: DetectedFace): number => {
-  const ix = Math.max(0, Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x));
-  const iy = Math.max(0, Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y));
-  const inter = ix * iy;
-  return inter / (a.w * a.h + b.w * b.h - inter || 1);
-};
 
 /**
  * Non-maximum suppression over all windows: the best-scoring face of each overlapping group,

@@ -26,7 +26,8 @@ export interface LinkOptions {
   minTrackScore?: number;
 }
 
-function iou(a: PixelBox, b: PixelBox): number {
+/** Intersection over union of two boxes (0 when they do not overlap). */
+export function iou(a: PixelBox, b: PixelBox): number {
   const w = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
   const h = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
   if (w <= 0 || h <= 0) return 0;
