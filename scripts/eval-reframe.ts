@@ -1,5 +1,7 @@
 /**
- * `npm run eval:reframe [-- --detectors=face-api-tiny,blazeface] [--modes=follow,auto] [--shots=a,b] [--json=out.json]`
+ * `npm run eval:reframe [-- --detectors=face-api-tiny,blazeface] [--modes=follow,auto] [--shots=a,b] [--every] [--json=out.json]`
+ *
+ * `--every`: detect on every sample instead of adaptively (one a second while the faces keep still).
  *
  * The reframing evaluation (scripts/eval/reframe-set.ts): each composed shot through the agent's
  * own planReframe (sampling, detection, tracking, crop path) with each detector and strategy,
@@ -22,6 +24,7 @@ const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`
 const detectors = (arg('detectors')?.split(',') ?? [...FACE_DETECTORS]) as FaceDetectorName[];
 const modes = (arg('modes')?.split(',') ?? ['follow', 'auto']) as Array<'follow' | 'auto'>;
 const only = arg('shots')?.split(',');
+const every = process.argv.includes('--every');
 const cache = join(MACHINE_CACHE, 'eval-reframe');
 
 export interface ReframeRow {
@@ -33,6 +36,8 @@ export interface ReframeRow {
   seconds: number;
   score: PersonScore | ControlScore;
   detectorName: string;
+  /** Samples the detector read (the document's frames_sampled). */
+  reads: number;
   chosen: string | null;
   /** The document's chosen_because. */
   because: string | null;
@@ -42,6 +47,8 @@ export async function evaluateReframe(o: {
   detectors: FaceDetectorName[];
   modes: Array<'follow' | 'auto'>;
   only?: string[];
+  /** Detect on every sample (planReframe's adaptive: false). @default false */
+  every?: boolean;
   onRow?: (r: ReframeRow) => void;
 }): Promise<ReframeRow[]> {
   const rows: ReframeRow[] = [];
@@ -59,6 +66,7 @@ export async function evaluateReframe(o: {
             start: 0,
             end: SHOT_SECONDS,
             profile: 'vidA-primary',
+            aspect: '9:16',
             subject: mode,
             subject_id: null,
             subject_box: null,
@@ -78,6 +86,7 @@ export async function evaluateReframe(o: {
             workDir: work,
             signal: new AbortController().signal,
             detector,
+            ...(o.every && { adaptive: false }),
           });
           const seconds = (performance.now() - t0) / 1000;
           const score = composed.faceAt ? scorePerson(doc, composed.faceAt, SHOT_SECONDS, FRAME.fps) : scoreControl(doc);
@@ -90,6 +99,7 @@ export async function evaluateReframe(o: {
             seconds,
             score,
             detectorName: detector.name,
+            reads: doc.detector?.frames_sampled ?? 0,
             chosen: doc.chosen_subject_id,
             because: doc.chosen_because ?? null,
           };
@@ -132,9 +142,10 @@ if (import.meta.main) {
     detectors,
     modes,
     ...(only ? { only } : {}),
+    every,
     onRow: (r) =>
       console.log(
-        `  ${r.part.padEnd(8)} ${r.shot.padEnd(24)} ${r.detector.padEnd(13)} ${r.mode.padEnd(6)} ${r.seconds.toFixed(1).padStart(5)} s  ${
+        `  ${r.part.padEnd(8)} ${r.shot.padEnd(24)} ${r.detector.padEnd(13)} ${r.mode.padEnd(6)} ${r.seconds.toFixed(1).padStart(5)} s ${String(r.reads).padStart(3)} reads  ${
           r.kind === 'person'
             ? `inside ${pct((r.score as PersonScore).inside)}, largest move ${((r.score as PersonScore).largestMove * 100).toFixed(1)} %, subjects ${(r.score as PersonScore).subjects}, chosen ${r.chosen}`
             : `subjects ${(r.score as ControlScore).subjects}, motion ${(r.score as ControlScore).motion} px`

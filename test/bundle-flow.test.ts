@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
+import { outputSize, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
+import type { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { jobs, ledgerEntries } from '../coordinator/src/db/schema.ts';
 import type { StripeFake } from './fakes/stripe/index.ts';
 import { waitFor } from './fixtures/index.ts';
@@ -104,13 +105,13 @@ describe('clip bundles over REST (clips_vertical)', () => {
     expect({ checkouts: fake.state.checkoutSessions.size, jobs: await jobCount() }).toEqual(before);
   });
 
-  it('sells two clips in one checkout of quantity 2 and delivers two 9:16 mp4s', async () => {
+  it('sells two clips in one checkout of quantity 2 and delivers two vertical mp4s, 9:16 and the 4:5 feed shape', async () => {
     const c1 = candidates[0]!;
     const created = await derivatives({
       job_type: 'clips_vertical',
       clips: [
         { candidate_id: c1.id, profile: 'vidA-primary-720p' },
-        { start: 30, end: 42, title: 'Opening lines' },
+        { start: 30, end: 42, title: 'Opening lines', aspect: '4:5' },
       ],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -148,8 +149,8 @@ describe('clip bundles over REST (clips_vertical)', () => {
       ['subjects_2', k2],
     ]);
     const expected = [
-      { id: k1, profile: 'vidA-primary-720p' as const, seconds: c1.end - c1.start },
-      { id: k2, profile: 'vidA-primary' as const, seconds: 12 },
+      { id: k1, profile: 'vidA-primary-720p' as const, aspect: '9:16' as const, seconds: c1.end - c1.start },
+      { id: k2, profile: 'vidA-primary' as const, aspect: '4:5' as const, seconds: 12 },
     ];
     for (const e of expected) {
       const child = (await stack.api.call('GET', `/api/v1/jobs/${e.id}`, { token })).body;
@@ -162,7 +163,12 @@ describe('clip bundles over REST (clips_vertical)', () => {
       });
       const p = await probeStreams(child.outputs.find((o: any) => o.role === 'clip').download_url);
       const v = streamOf(p, 'video')!;
-      expect([v.width, v.height]).toEqual([VERTICAL_PROFILES[e.profile].width, VERTICAL_PROFILES[e.profile].height]);
+      const size = outputSize(e.profile, e.aspect);
+      expect([v.width, v.height]).toEqual([size.width, size.height]);
+      expect([v.width, v.height]).toEqual(e.aspect === '4:5' ? [1080, 1350] : [VERTICAL_PROFILES[e.profile].width, VERTICAL_PROFILES[e.profile].height]);
+      // The window cut from the 320x240 source has the clip's shape: 136x240 for 9:16, 192x240 for 4:5.
+      const subjects = (await (await fetch(child.outputs.find((o: any) => o.role === 'subjects').download_url)).json()) as SubjectsV1;
+      expect(subjects.crop).toMatchObject({ width: e.aspect === '4:5' ? 192 : 136, height: 240, scaled_only: false });
       expect(Math.abs(p.duration - e.seconds)).toBeLessThan(0.2);
     }
     const ledger = await stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.jobId, b.job_id));

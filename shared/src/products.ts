@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreateJobRequest } from './api.ts';
-import { VerticalProfile } from './clips/profiles.ts';
+import { ClipAspect, VerticalProfile } from './clips/profiles.ts';
 import { SubjectStrategy } from './clips/subjects-v1.ts';
 import type { BundleJobType } from './bundles.ts';
 import type { JobType } from './job-types.ts';
@@ -50,6 +50,7 @@ export const ClipsFromVideoRequest = upload
     profile: VerticalProfile.optional().describe(
       'Encoding profile of every clip (default vidA-primary, 1080x1920). vidB-stories (60 s at most) finds short candidates (15-60 s) that fit it whole; with the others candidates longer than the cap (240/240/180 s) are trimmed to it',
     ),
+    aspect: ClipAspect.optional().describe('Shape of every clip: 9:16 (default), 4:5 or 1:1 for feed posts (as extract_vertical_clip aspect)'),
     subject: SubjectStrategy.exclude(['manual', 'subject_id'])
       .optional()
       .describe(

@@ -24,7 +24,7 @@ export async function cutCommand(ctx: Ctx, cmd: CutCommand): Promise<void> {
     throw usageError(`job ${parentId} is ${parent.status}: cut from a completed job`, `see \`cutroom status ${parentId.slice(0, 8)}\``);
   const jobType = cmd.vertical ? 'extract_vertical_clip' : 'extract_clip';
   const window = cmd.vertical
-    ? { start: cmd.start, end: cmd.end, ...(cmd.profile ? { profile: cmd.profile } : {}) }
+    ? { start: cmd.start, end: cmd.end, ...(cmd.profile ? { profile: cmd.profile } : {}), ...(cmd.aspect ? { aspect: cmd.aspect } : {}) }
     : { segments: [{ start: cmd.start, end: cmd.end }] };
   const requestKey = JSON.stringify(window);
   const probe = { url: ctx.api.base, job_type: jobType, request_key: requestKey, source_job_id: parentId };

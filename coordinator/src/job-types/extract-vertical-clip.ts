@@ -1,5 +1,5 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
-import { DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
+import { DEFAULT_CLIP_ASPECT, DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { extractVerticalClipContract } from '@cutroom/shared/contracts/extract-vertical-clip';
 import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import type { ExtractVerticalClipParams } from '@cutroom/proto';
@@ -13,6 +13,7 @@ const ExtractVerticalClipRequest = CreateJobRequest.pick({
   start: true,
   end: true,
   profile: true,
+  aspect: true,
   subject: true,
   subject_id: true,
   subject_box: true,
@@ -25,8 +26,8 @@ const ExtractVerticalClipRequest = CreateJobRequest.pick({
 const bad = (message: string) => new AppError('invalid_request', message);
 
 /**
- * extract_vertical_clip: one segment of the parent's stored source as a 9:16 mp4 in one of the
- * spec's profiles, loudness-normalized (-14 LUFS / -1.5 dBTP, two passes), reframed by a
+ * extract_vertical_clip: one segment of the parent's stored source as a 9:16 mp4 (or 4:5, 1:1 with
+ * `aspect`) in one of the spec's profiles, loudness-normalized (-14 LUFS / -1.5 dBTP, two passes), reframed by a
  * strategy (center, manual, auto, subject_id, follow). Outputs `clip` and `subjects` (subjects v1:
  * what detection found and the crop path used). Queued and run as `analyzing`.
  */
@@ -36,7 +37,7 @@ export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
   mcp: {
     title: 'Cut one vertical 9:16 clip',
     description:
-      'One 9:16 mp4 (1080x1920 by default, loudness -14 LUFS) cut from start to end of a job you already have, center-cropped or reframed on a subject (subject auto, follow, manual with subject_box, subject_id).',
+      'One 9:16 mp4 (1080x1920 by default; aspect 4:5 or 1:1 for feed posts; loudness -14 LUFS) cut from start to end of a job you already have, center-cropped or reframed on a subject (subject auto, follow, manual with subject_box, subject_id).',
     required: ['source_job_id', 'start', 'end'],
     rank: 1,
   },
@@ -92,6 +93,7 @@ export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
       start: req.start,
       end: req.end,
       profile,
+      aspect: req.aspect ?? DEFAULT_CLIP_ASPECT,
       subject,
       subject_id: req.subject_id ?? null,
       subject_box: req.subject_box ?? null,
@@ -121,6 +123,8 @@ export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
       start: p.start,
       end: p.end,
       profile: p.profile,
+      // Jobs created before the option hold no aspect: 9:16, what they were priced and promised as.
+      aspect: p.aspect ?? DEFAULT_CLIP_ASPECT,
       subject: p.subject,
       subject_id: p.subject_id,
       subject_box: p.subject_box,

@@ -141,6 +141,7 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
       subject: 'manual',
       subject_box: { x: 100, y: 50, w: 200, h: 200 },
       t_ref: 6,
+      aspect: '1:1',
     });
     await processCall(ctx, c, v.value.job_id);
     const d = await claimJob(ctx, { v: 1, job_id: v.value.job_id, agent_id: 'cutter' });
@@ -151,6 +152,7 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
         start: 5,
         end: 65,
         profile: 'vidA-primary',
+        aspect: '1:1',
         subject: 'manual',
         subject_box: { x: 100, y: 50, w: 200, h: 200 },
         t_ref: 6,

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { CompleteRequest, ExtractVerticalClipAssignment, MediaInfo } from '@cutroom/proto';
 import { extractVerticalClipContract } from '@cutroom/shared/contracts/extract-vertical-clip';
-import { LOUDNESS_TARGET, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
+import { LOUDNESS_TARGET, outputSize, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { ffmpegRuns, h264EncoderAvailable, unmet } from '../capabilities/requirements.ts';
 import { inputFailure, PipelineError } from '../errors.ts';
@@ -26,7 +26,7 @@ const WRITES = { clip: 'file', subjects: 'memory' } as const satisfies OutputWri
 
 /**
  * extract_vertical_clip: the parent's stored source → reframe plan (subjects v1) → loudness
- * measurement → one render to the profile's 9:16 mp4 → probe and loudness of the result →
+ * measurement → one render to the profile's mp4 in the asked aspect (9:16 by default) → probe and loudness of the result →
  * outputs `clip` and `subjects`. The job is `analyzing` from its claim to its end (its only
  * stage), so no stage is reported; progress goes out as `analyzing` with a message per step.
  */
@@ -50,6 +50,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   const { config, progress, logger: log, clock } = ctx;
   const { start, end } = a.params;
   const profile = VERTICAL_PROFILES[a.params.profile];
+  const size = outputSize(a.params.profile, a.params.aspect);
   const encoder = h264EncoderOf(ctx.host);
   const source = path.join(dir, 'source');
   const output = path.join(dir, 'clip.mp4');
@@ -75,7 +76,7 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   if (end > video.durationSeconds + 1 / video.fps) {
     throw inputFailure({ code: 'ends_past_video', params: { end_seconds: end, video_seconds: video.durationSeconds } });
   }
-  log.info({ media, width: video.width, height: video.height, fps: video.fps, profile: a.params.profile, encoder }, 'source probed');
+  log.info({ media, width: video.width, height: video.height, fps: video.fps, profile: a.params.profile, aspect: a.params.aspect, encoder }, 'source probed');
 
   const subjects = await within('detect', clipSeconds, (s) =>
     planReframe({
@@ -85,8 +86,8 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
       end,
       video,
       params: a.params,
-      outWidth: profile.width,
-      outHeight: profile.height,
+      outWidth: size.width,
+      outHeight: size.height,
       workDir: dir,
       signal: s,
       onProgress: (f) => report('detect', f),
@@ -129,8 +130,8 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
       start,
       duration: clipSeconds,
       cropFilter: crop,
-      width: profile.width,
-      height: profile.height,
+      width: size.width,
+      height: size.height,
       audioFilter: loudness?.filter ?? null,
       encoder,
       settings: { preset: profile.preset, rate: profile.rate },
@@ -143,8 +144,11 @@ async function extractVerticalClipInto(dir: string, a: ExtractVerticalClipAssign
   await fs.rm(source, { force: true });
 
   const out = await within('probe', 0, (s) => probeVideo(config.ffprobePath, output, s));
-  if (out.width !== profile.width || out.height !== profile.height) {
-    throw new PipelineError('tool_failed', `the encode wrote ${out.width}x${out.height}, not the profile's ${profile.width}x${profile.height}`);
+  if (out.width !== size.width || out.height !== size.height) {
+    throw new PipelineError(
+      'tool_failed',
+      `the encode wrote ${out.width}x${out.height}, not ${size.width}x${size.height} (${a.params.profile}, ${a.params.aspect})`,
+    );
   }
   let loudnessResult: VerticalClipComplete['loudness'] = null;
   if (loudness) {

@@ -191,6 +191,7 @@ async function open(path: string): Promise<FaceDetector> {
   const inputName = session.inputNames[0]!;
   return {
     name: `BlazeFace full-range 256 (sha256 ${BLAZEFACE_MODEL.sha256.slice(0, 12)}, onnxruntime-node, whole frame + tiles of ${TILE_SIDE})`,
+    model: { source: BLAZEFACE_MODEL.source, sha256: BLAZEFACE_MODEL.sha256 },
     minTrackScore: MIN_TRACK_SCORE,
     async detect(rgb, width, height) {
       if (rgb.length !== width * height * 3) throw new Error(`expected ${width}x${height} RGB bytes, got ${rgb.length}`);

@@ -20,6 +20,14 @@ describe('cropWindowSize', () => {
   it('never exceeds the source width', () => {
     expect(cropWindowSize(600, 1080)).toEqual({ width: 600, height: 1080 });
   });
+
+  it('cuts the feed shapes from the full height: 4:5 and 1:1', () => {
+    expect(cropWindowSize(1920, 1080, 4 / 5)).toEqual({ width: 864, height: 1080 });
+    expect(cropWindowSize(1920, 1080, 1)).toEqual({ width: 1080, height: 1080 });
+    expect(cropWindowSize(1280, 720, 4 / 5)).toEqual({ width: 576, height: 720 });
+    // A 4:3 source asked for a square: 720x720 of its 960x720.
+    expect(cropWindowSize(960, 720, 1)).toEqual({ width: 720, height: 720 });
+  });
 });
 
 describe('isVerticalSource', () => {
@@ -28,6 +36,12 @@ describe('isVerticalSource', () => {
     expect(isVerticalSource(1080, 1900)).toBe(true);
     expect(isVerticalSource(720, 720)).toBe(false);
     expect(isVerticalSource(1280, 720)).toBe(false);
+    // Against a feed shape: a 9:16 or square source is as narrow as 1:1, a 4:3 one is not.
+    expect(isVerticalSource(1080, 1920, 1)).toBe(true);
+    expect(isVerticalSource(720, 720, 1)).toBe(true);
+    expect(isVerticalSource(960, 720, 1)).toBe(false);
+    expect(isVerticalSource(1080, 1350, 4 / 5)).toBe(true);
+    expect(isVerticalSource(1080, 1080, 4 / 5)).toBe(false);
   });
 });
 

@@ -1,15 +1,15 @@
 /**
- * The 9:16 crop window's size and position in source pixels. Every value that reaches ffmpeg's
+ * The crop window's size (9:16, or the 4:5 and 1:1 feed shapes) and position in source pixels. Every value that reaches ffmpeg's
  * `crop` is an even integer: for 4:2:0 video crop rounds odd offsets and sizes down to the chroma
  * grid itself, so an odd value would silently move the window by a pixel.
  */
 
-/** Output aspect (width / height) of a vertical clip. */
+/** Output aspect (width / height) of a vertical clip, the default shape. */
 export const VERTICAL_ASPECT = 9 / 16;
 
 /**
- * A source whose aspect is at most 9:16 plus this share is already vertical: it is scaled to the
- * output, not cropped (a 2 % margin absorbs 1080x1916-style sizes from phone recorders).
+ * A source whose aspect is at most the output's (9:16 by default) plus this share is already as
+ * narrow as the output: it is scaled to the output, not cropped (a 2 % margin absorbs 1080x1916-style sizes from phone recorders).
  * @default 0.02
  */
 export const VERTICAL_TOLERANCE = 0.02;
@@ -22,19 +22,24 @@ export interface CropSize {
 const evenFloor = (v: number): number => Math.floor(v / 2) * 2;
 const evenRound = (v: number): number => Math.round(v / 2) * 2;
 
-/** Whether a `width`x`height` source is already vertical (aspect ≤ 9:16 + VERTICAL_TOLERANCE). */
-export function isVerticalSource(width: number, height: number): boolean {
-  return width / height <= VERTICAL_ASPECT * (1 + VERTICAL_TOLERANCE);
+/**
+ * Whether a `width`x`height` source is already as narrow as an output of `aspect` (width / height;
+ * 9:16 by default): its aspect is at most `aspect` + VERTICAL_TOLERANCE. Such a source is scaled and
+ * padded, never cropped (a 9:16 phone video asked for 1:1 gets bars, not a cut-off head).
+ */
+export function isVerticalSource(width: number, height: number, aspect = VERTICAL_ASPECT): boolean {
+  return width / height <= aspect * (1 + VERTICAL_TOLERANCE);
 }
 
 /**
- * The crop window for a wider-than-9:16 source: the full source height (its even floor, equal to
- * the height for every even-sized source) and width = even round(height × 9/16), at most the
- * source width's even floor. 1280x720 → 406x720, 1920x1080 → 608x1080.
+ * The crop window for a source wider than `aspect` (9:16 by default): the full source height (its
+ * even floor, equal to the height for every even-sized source) and width = even round(height ×
+ * aspect), at most the source width's even floor. 9:16: 1280x720 → 406x720, 1920x1080 → 608x1080;
+ * 4:5: 1920x1080 → 864x1080; 1:1: 1920x1080 → 1080x1080.
  */
-export function cropWindowSize(sourceWidth: number, sourceHeight: number): CropSize {
+export function cropWindowSize(sourceWidth: number, sourceHeight: number, aspect = VERTICAL_ASPECT): CropSize {
   const height = Math.max(2, evenFloor(sourceHeight));
-  const width = Math.max(2, Math.min(evenRound(height * VERTICAL_ASPECT), evenFloor(sourceWidth)));
+  const width = Math.max(2, Math.min(evenRound(height * aspect), evenFloor(sourceWidth)));
   return { width, height };
 }
 

@@ -1,5 +1,6 @@
-import type { DetectedSubject, PixelBox } from '@cutroom/shared/clips/subjects-v1';
+import type { DetectedSubject, PixelBox, SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
+import { AdaptiveReader, stillStride } from './adaptive-sampling.ts';
 import { type DetectedFace, type FaceDetector, loadFaceDetector } from './face-detector.ts';
 import { expectedSamples, SAMPLE_MAX_SIDE, sampleRate, scaledSize } from './sampling.ts';
 import { implausibleFace } from './plausibility.ts';
@@ -21,10 +22,12 @@ export interface DetectSubjectsOptions {
   onProgress?: (fraction: number) => void;
   /** @default loadFaceDetector() (BlazeFace) */
   detector?: FaceDetector;
+  /** Detect on every sample (false), or once per STILL_INTERVAL_S while nothing moves (adaptive-sampling.ts). @default true */
+  adaptive?: boolean;
 }
 
 export interface SubjectDetection {
-  detector: { name: string; sample_interval_s: number; frames_sampled: number };
+  detector: NonNullable<SubjectsV1['detector']>;
   /** Shots in clip seconds, covering [0, end − start]. */
   shots: ShotRange[];
   /** The shot changes kept (clip seconds). */
@@ -49,8 +52,9 @@ export function toSourceBox(face: DetectedFace, scaleX: number, scaleY: number, 
 }
 
 /**
- * Samples the clip, finds faces in every sample, finds shot changes (one ffmpeg pass for both),
- * and links faces into subjects that never cross a shot change.
+ * Samples the clip, finds faces in the samples (every one where the picture moves, one a second
+ * where it keeps still), finds shot changes (one ffmpeg pass for both), and links faces into
+ * subjects that never cross a shot change.
  */
 export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectDetection> {
   const duration = o.end - o.start;
@@ -63,6 +67,24 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
   const scaleY = o.video.height / sample.height;
   const frames: FrameFaces[] = [];
   let rejected = 0;
+  // Detection on one sample a second while the faces keep still, on every sample where they move (adaptive-sampling.ts).
+  const stride = o.adaptive === false ? 1 : stillStride(rate.interval);
+  const reader = new AdaptiveReader(
+    stride,
+    sample.width,
+    async (rgb) => {
+      const found = await detector.detect(rgb, sample.width, sample.height);
+      o.signal.throwIfAborted();
+      // Only what may be a face goes on (plausibility.ts); the rest is counted.
+      const faces = found.filter((f) => implausibleFace(f, sample.width, f.landmarks) === null);
+      rejected += found.length - faces.length;
+      return faces;
+    },
+    ({ index, faces }) => {
+      const t = Math.round(index * rate.interval * 1e6) / 1e6;
+      if (t <= duration) frames.push({ t, faces: faces.flatMap((f) => toSourceBox(f, scaleX, scaleY, o.video.width, o.video.height) ?? []) });
+    },
+  );
   const scan = await scanClip({
     ffmpegPath: o.ffmpegPath,
     source: o.source,
@@ -73,22 +95,22 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
     scene,
     signal: o.signal,
     onFrame: async (rgb, index) => {
-      const t = Math.round(index * rate.interval * 1e6) / 1e6;
-      const found = await detector.detect(rgb, sample.width, sample.height);
-      o.signal.throwIfAborted();
-      // Only what may be a face goes on (plausibility.ts); the rest is counted.
-      const faces = found.filter((f) => implausibleFace(f, sample.width, f.landmarks) === null);
-      rejected += found.length - faces.length;
-      if (t <= duration) {
-        frames.push({ t, faces: faces.flatMap((f) => toSourceBox(f, scaleX, scaleY, o.video.width, o.video.height) ?? []) });
-      }
+      await reader.push(rgb, index);
       o.onProgress?.(Math.min(1, (index + 1) / expected));
     },
   });
+  await reader.finish();
   const { cuts, shots } = shotsFromCuts(scan.cuts, duration);
   const tracks = linkDetections(frames, { cuts, ...(detector.minTrackScore ? { minTrackScore: detector.minTrackScore } : {}) });
   return {
-    detector: { name: detector.name, sample_interval_s: rate.interval, frames_sampled: frames.length },
+    detector: {
+      name: detector.name,
+      ...(detector.model && { model: detector.model }),
+      ...(detector.minTrackScore !== undefined && { min_confidence: detector.minTrackScore }),
+      sample_interval_s: rate.interval,
+      ...(stride > 1 && { still_interval_s: Math.round(stride * rate.interval * 1000) / 1000 }),
+      frames_sampled: frames.length,
+    },
     shots,
     cuts,
     subjects: describeSubjects(tracks, frames.length, o.video.width * o.video.height),

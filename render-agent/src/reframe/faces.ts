@@ -14,6 +14,8 @@ export interface DetectedFace {
 export interface FaceDetector {
   /** For the document's `detector.name`. */
   readonly name: string;
+  /** The weights file it runs, where it is one checked file (the document's `detector.model`). */
+  readonly model?: { source: string; sha256: string };
   /** A track whose median score is under this is not a face (plausibility.ts); the detector's scale. @default 0 */
   readonly minTrackScore?: number;
   /** Faces in one `width`x`height` frame of packed RGB bytes (`width × height × 3`). */

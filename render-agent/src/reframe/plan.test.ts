@@ -20,6 +20,7 @@ const params = (p: Partial<ExtractVerticalClipParams>): ExtractVerticalClipParam
   start: 10,
   end: 20,
   profile: 'vidA-primary',
+  aspect: '9:16',
   subject: 'center',
   subject_id: null,
   subject_box: null,
@@ -80,6 +81,21 @@ describe('planReframe without detection', () => {
     expect(doc.crop).toEqual({ width: 1080, height: 1920, scaled_only: true, path: [{ t: 0, x: 0, y: 0 }] });
     expect(doc.detector).toBeNull();
   });
+
+  it('the feed shapes crop a wider window from the same centre, and scale a source already as narrow', async () => {
+    // 4:5 of 1920x1080: 864 wide, centred at 528; a manual box centred at x 1300 puts the window at 868.
+    expect((await plan(video(1920, 1080), { aspect: '4:5' })).crop).toEqual({ width: 864, height: 1080, scaled_only: false, path: [{ t: 0, x: 528, y: 0 }] });
+    const box = { x: 1200, y: 300, w: 200, h: 200 };
+    expect((await plan(video(1920, 1080), { aspect: '1:1', subject: 'manual', subject_box: box })).crop).toEqual({
+      width: 1080,
+      height: 1080,
+      scaled_only: false,
+      path: [{ t: 0, x: 760, y: 0 }],
+    });
+    const square = await plan(video(1080, 1920), { aspect: '1:1' });
+    expect(square.crop).toMatchObject({ width: 1080, height: 1920, scaled_only: true });
+    expect(square.chosen_because).toMatch(/^the source is already as narrow as 1:1: scaled, not cropped/);
+  });
 });
 
 describe('chosenBecause', () => {
@@ -91,7 +107,7 @@ describe('chosenBecause', () => {
     );
     expect(chosenBecause({ subjects: [subject('s1', 1)], rejectedDetections: 0, detector }, 's2')).toBe('s2: the subject_id asked for');
     expect(chosenBecause({ subjects: [], rejectedDetections: 5, detector }, null)).toBe(
-      'no face-like subject in 24 samples (a face must be seen in 3 samples and 30 % of its shot; 5 detections were not face-like): the window stays centred',
+      'no face-like subject in 24 samples read (a face must be seen in 3 samples and 30 % of its shot; 5 detections were not face-like): the window stays centred',
     );
   });
 });

@@ -1,4 +1,5 @@
 import type { ExtractVerticalClipParams } from '@cutroom/proto';
+import { aspectRatio } from '@cutroom/shared/clips/profiles';
 import type { CropPoint, SubjectsV1 } from '@cutroom/shared/clips/subjects-v1';
 import { inputFailure, PipelineError } from '../errors.ts';
 import type { VideoStreamInfo } from '../executors/video-probe.ts';
@@ -17,7 +18,7 @@ export interface PlanReframeOptions {
   end: number;
   video: VideoStreamInfo;
   params: ExtractVerticalClipParams;
-  /** The profile's output size; `subject_x_offset` is in its pixels. */
+  /** The output size (the profile's width, the aspect's height); `subject_x_offset` is in its pixels. */
   outWidth: number;
   outHeight: number;
   /** The attempt's work folder (planning writes nothing there today; cropFilter does). */
@@ -27,6 +28,8 @@ export interface PlanReframeOptions {
   onProgress?: (fraction: number) => void;
   /** @default loadFaceDetector() (face-detector.ts) */
   detector?: FaceDetector;
+  /** detectSubjects' `adaptive` (false: detect on every sample; the evaluation compares both). @default true */
+  adaptive?: boolean;
 }
 
 /**
@@ -52,8 +55,9 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
   const { width, height, fps } = o.video;
   const duration = o.end - o.start;
   if (!(duration > 0)) throw new PipelineError('internal', `reframing got an empty clip (${o.start}..${o.end} s)`);
-  const isVertical = isVerticalSource(width, height);
-  const size = isVertical ? { width, height } : cropWindowSize(width, height);
+  const aspect = aspectRatio(o.params.aspect);
+  const isVertical = isVerticalSource(width, height, aspect);
+  const size = isVertical ? { width, height } : cropWindowSize(width, height, aspect);
   const shift = subjectShiftInSource(o.params.subject_x_offset, size.width, o.outWidth);
   const strategy = o.params.subject;
   const doc = (path: CropPoint[], detection: SubjectDetection | null, shots: SubjectsV1['shots'], chosen: string | null, because: string): SubjectsV1 => ({
@@ -65,7 +69,7 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     shots,
     subjects: detection?.subjects ?? [],
     chosen_subject_id: chosen,
-    chosen_because: isVertical ? `the source is already vertical: scaled, not cropped (${because})` : because,
+    chosen_because: isVertical ? `the source is already as narrow as ${o.params.aspect}: scaled, not cropped (${because})` : because,
     crop: { width: size.width, height: size.height, scaled_only: isVertical, path: isVertical ? [{ t: 0, x: 0, y: 0 }] : path },
   });
 
@@ -98,6 +102,7 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     signal: o.signal,
     onProgress: (f) => o.onProgress?.(0.98 * f),
     ...(o.detector ? { detector: o.detector } : {}),
+    ...(o.adaptive !== undefined && { adaptive: o.adaptive }),
   });
   if (requested && !detection.subjects.some((s) => s.id === requested)) {
     // The catalogue takes at most 100 ids; detection numbers them by dominance, so these are the main ones.
@@ -107,7 +112,14 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
   const framed = frameShots(detection.shots, detection.subjects, requested, shift);
   const path =
     strategy === 'follow'
-      ? followPath({ shots: framed, fps, cropWidth: size.width, sourceWidth: width, sampleInterval: detection.detector.sample_interval_s })
+      ? followPath({
+          shots: framed,
+          fps,
+          cropWidth: size.width,
+          sourceWidth: width,
+          // Reads are this far apart where the picture keeps still (adaptive sampling), closer where it moves.
+          sampleInterval: detection.detector.still_interval_s ?? detection.detector.sample_interval_s,
+        })
       : steadyPath(framed, size.width, width);
   const shots = framed.map((s) => ({ start: round3(s.start), end: round3(s.end), subject_id: s.subjectId }));
   o.onProgress?.(1);
@@ -123,7 +135,7 @@ export function chosenBecause(d: Pick<SubjectDetection, 'subjects' | 'rejectedDe
     return `${main.id}: the clip's dominant face (largest presence × mean area; seen in ${Math.round(main.presence * 100)} % of the samples${others > 0 ? `; ${others} other subject${others > 1 ? 's' : ''}` : ''}), each shot framing its own dominant face`;
   }
   const rejected = d.rejectedDetections > 0 ? `; ${d.rejectedDetections} detection${d.rejectedDetections > 1 ? 's were' : ' was'} not face-like` : '';
-  return `no face-like subject in ${d.detector.frames_sampled} samples (a face must be seen in 3 samples and 30 % of its shot${rejected}): the window stays centred`;
+  return `no face-like subject in ${d.detector.frames_sampled} samples read (a face must be seen in 3 samples and 30 % of its shot${rejected}): the window stays centred`;
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;

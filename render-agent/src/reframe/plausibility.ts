@@ -61,8 +61,14 @@ export function implausibleTrack(boxes: readonly SubjectSample[], shotSamples: n
   if (shotSamples >= PLAUSIBLE.minDetections && boxes.length / shotSamples < PLAUSIBLE.minPresence) {
     return `seen in ${boxes.length} of ${shotSamples} samples (under ${PLAUSIBLE.minPresence * 100} %)`;
   }
-  const scores = boxes.map((b) => b.score).sort((a, b) => a - b);
-  const median = scores[Math.floor((scores.length - 1) / 2)]!;
+  const median = medianScore(boxes);
   if (median < minMedianScore) return `median score ${median.toFixed(2)} under ${minMedianScore}`;
   return null;
+}
+
+/** The lower median of a track's detection scores (0 for none): its confidence in the subjects document. */
+export function medianScore(boxes: readonly { score: number }[]): number {
+  if (boxes.length === 0) return 0;
+  const scores = boxes.map((b) => b.score).sort((a, b) => a - b);
+  return scores[Math.floor((scores.length - 1) / 2)]!;
 }

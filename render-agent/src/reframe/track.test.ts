@@ -57,6 +57,14 @@ describe('describeSubjects', () => {
     expect(subjects[0]!.mean_area).toBeCloseTo(40000 / AREA, 6);
     expect(subjects[0]!.kind).toBe('face');
   });
+
+  it('gives each subject its median detection score as its confidence', () => {
+    const scores = [0.9, 0.7, 0.95, 0.8, 0.85];
+    const boxes = scores.map((score, i) => ({ ...face(100, 100, 80, score), t: i * 0.5 }));
+    expect(describeSubjects([boxes], 5, AREA)[0]!.confidence).toBe(0.85);
+    // An even count takes the lower middle: one more sample of 0.6 gives 0.8.
+    expect(describeSubjects([[...boxes, { ...face(100, 100, 80, 0.6), t: 3 }]], 6, AREA)[0]!.confidence).toBe(0.8);
+  });
 });
 
 describe('dominantSubject', () => {

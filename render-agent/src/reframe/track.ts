@@ -1,5 +1,5 @@
 import type { DetectedSubject, PixelBox, SubjectSample } from '@cutroom/shared/clips/subjects-v1';
-import { implausibleTrack } from './plausibility.ts';
+import { implausibleTrack, medianScore } from './plausibility.ts';
 
 /** The faces found in one sampled frame, in source pixels, at clip time `t`. */
 export interface FrameFaces {
@@ -103,6 +103,7 @@ export function describeSubjects(tracks: readonly SubjectSample[][], framesSampl
     kind: 'face' as const,
     presence: round(d.presence, 4),
     mean_area: round(d.mean_area, 6),
+    confidence: round(medianScore(d.boxes), 4),
     boxes: d.boxes,
   }));
 }

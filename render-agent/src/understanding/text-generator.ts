@@ -235,9 +235,16 @@ async function openLocalGenerator(modelPath: string, threads: number, contextSiz
       // With stopOnAbortSignal the caller's abort returns the partial answer too: it is still an abort.
       req.signal?.throwIfAborted();
       return upTo(answer, req.stopAfter);
-    } finally {
-      session.dispose({ disposeSequence: false });
+    } catch (err) {
+      // A failed or aborted request may leave a half-read prompt: the next one starts clean.
       await sequence.clearHistory();
+      throw err;
+    } finally {
+      // The sequence keeps what it read: the next request's session re-reads only what differs from
+      // it (node-llama-cpp keeps the common prefix: the chat template, the system prompt and the
+      // instructions' first words). A chapter request took 12.1-14.3 s with the history cleared and
+      // 10.5-11.6 s with it kept (one thread, 2 cores; docs/benchmarks.md).
+      session.dispose({ disposeSequence: false });
     }
   };
   return {

@@ -31,6 +31,31 @@ export const VERTICAL_PROFILES: Readonly<Record<VerticalProfile, ProfileSpec>> =
 
 export const DEFAULT_VERTICAL_PROFILE: VerticalProfile = 'vidA-primary';
 
+/**
+ * The picture's shape (CreateJobRequest `aspect`, a cutroom extension): 9:16 for stories, reels and
+ * shorts (the spec's only shape, the default), 4:5 and 1:1 for feed posts. Enum members are only ever added.
+ */
+export const ClipAspect = z.enum(['9:16', '4:5', '1:1']);
+export type ClipAspect = z.infer<typeof ClipAspect>;
+
+export const DEFAULT_CLIP_ASPECT: ClipAspect = '9:16';
+
+/** Width over height of an aspect: 9:16 → 0.5625. */
+export function aspectRatio(aspect: ClipAspect): number {
+  const [w, h] = aspect.split(':').map(Number) as [number, number];
+  return w / h;
+}
+
+/**
+ * The output size of a profile in an aspect: the profile's width, the height from the aspect (even,
+ * for 4:2:0). vidA-primary: 9:16 1080x1920, 4:5 1080x1350, 1:1 1080x1080; vidA-primary-720p: 720x1280,
+ * 720x900, 720x720. The profile's rate and preset stay as they are (fewer pixels, the same cap).
+ */
+export function outputSize(profile: VerticalProfile, aspect: ClipAspect = DEFAULT_CLIP_ASPECT): { width: number; height: number } {
+  const { width } = VERTICAL_PROFILES[profile];
+  return { width, height: Math.round(width / aspectRatio(aspect) / 2) * 2 };
+}
+
 /** Every profile normalizes loudness to this (spec: "-14 LUFS / -1.5 dBTP"); LRA is ffmpeg loudnorm's default. */
 export const LOUDNESS_TARGET = { integratedLufs: -14, truePeakDbtp: -1.5, lra: 11 } as const;
 

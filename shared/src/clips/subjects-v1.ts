@@ -29,6 +29,11 @@ export const DetectedSubject = z.object({
   presence: z.number().min(0).max(1),
   /** Mean box area over its samples as a share of the frame (0..1). */
   mean_area: z.number().min(0).max(1),
+  /**
+   * The median score of its detections, on the detector's scale (0..1): a track is a subject only
+   * when it reaches the detector's `min_confidence`. Absent in documents of older agents.
+   */
+  confidence: z.number().min(0).max(1).optional(),
   boxes: z.array(SubjectSample),
 });
 export type DetectedSubject = z.infer<typeof DetectedSubject>;
@@ -57,13 +62,24 @@ export const SubjectsV1 = z.object({
   /** The cut, in the parent's (source) time. */
   clip: z.object({ start: seconds, end: seconds }),
   /**
-   * Null when no detector ran (`center`, `manual`, a vertical source). `rejected_detections`:
-   * detections dropped as not face-like (box shape or size, landmarks) before tracking.
+   * Null when no detector ran (`center`, `manual`). `model`: the weights file run (where it names
+   * its source and sha256); `min_confidence`: the median score a track needs to be a subject;
+   * `rejected_detections`: detections dropped as not face-like (box shape or size, landmarks)
+   * before tracking. The three are absent in documents of older agents.
    */
   detector: z
     .object({
       name: z.string(),
+      model: z.object({ source: z.string().max(300), sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(),
+      min_confidence: z.number().min(0).max(1).optional(),
+      /** Seconds between samples where the picture moves (every sample is read there). */
       sample_interval_s: z.number().positive(),
+      /**
+       * Seconds between the samples read while the faces keep still (adaptive sampling: a sample a
+       * second, the ones between read too when two reads differ); absent when every sample was read.
+       */
+      still_interval_s: z.number().positive().optional(),
+      /** Samples the detector read. */
       frames_sampled: z.number().int().nonnegative(),
       rejected_detections: z.number().int().nonnegative().optional(),
     })

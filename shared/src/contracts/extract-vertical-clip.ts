@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VerticalProfile } from '../clips/profiles.ts';
+import { ClipAspect, VerticalProfile } from '../clips/profiles.ts';
 import { PixelBox, SubjectStrategy, SubjectsV1 } from '../clips/subjects-v1.ts';
 import { defineContract } from './contract.ts';
 import { LoudnessResult, MediaInfo, RenderedVideo } from './media-facts.ts';
@@ -8,6 +8,8 @@ export const ExtractVerticalClipParams = z.object({
   start: z.number().nonnegative(),
   end: z.number().positive(),
   profile: VerticalProfile,
+  /** The output's shape; absent from assignments of coordinators older than the option (9:16 then). */
+  aspect: ClipAspect.default('9:16'),
   subject: SubjectStrategy,
   subject_id: z.string().max(64).nullable(),
   /** Source pixels; required for `manual`. */
@@ -19,7 +21,7 @@ export const ExtractVerticalClipParams = z.object({
 });
 export type ExtractVerticalClipParams = z.infer<typeof ExtractVerticalClipParams>;
 
-/** extract_vertical_clip: outputs `clip` (9:16 video/mp4) and `subjects` (subjects v1 JSON). One stage: analyzing. */
+/** extract_vertical_clip: outputs `clip` (video/mp4, 9:16 or the asked aspect) and `subjects` (subjects v1 JSON). One stage: analyzing. */
 export const extractVerticalClipContract = defineContract({
   type: 'extract_vertical_clip',
   workKind: 'cut',

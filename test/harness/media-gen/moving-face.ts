@@ -36,11 +36,12 @@ export interface FaceVideo {
 
 const require = createRequire(import.meta.url);
 
-/** sample5.jpg from the face-api package, cropped to one face (the woman on the right) and halved. */
-async function makePatch(dir: string): Promise<string> {
+/** sample5.jpg from the face-api package, cropped to one face (the woman on the right) and halved (`scale` 1), or scaled by `scale` more. */
+export async function makePatch(dir: string, scale = 1): Promise<string> {
   const photo = join(dirname(require.resolve('@vladmandic/face-api/package.json')), 'demo', 'sample5.jpg');
-  const out = join(dir, 'face-patch.png');
-  await execa('ffmpeg', ['-v', 'error', '-y', '-i', photo, '-vf', `crop=520:600:1238:300,scale=${PATCH.width}:${PATCH.height}`, out]);
+  const out = join(dir, scale === 1 ? 'face-patch.png' : `face-patch-${scale}.png`);
+  const size = `${Math.round(PATCH.width * scale)}:${Math.round(PATCH.height * scale)}`;
+  await execa('ffmpeg', ['-v', 'error', '-y', '-i', photo, '-vf', `crop=520:600:1238:300,scale=${size}`, out]);
   return out;
 }
 

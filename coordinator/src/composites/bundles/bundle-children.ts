@@ -26,7 +26,7 @@ export const CHILD_TYPE_OF: Readonly<Record<BundleJobType, JobType>> = {
   clips_horizontal: 'extract_clip',
 };
 
-const VERTICAL_ONLY = ['profile', 'subject', 'subject_id', 'subject_box', 't_ref', 'subject_x_offset'] as const;
+const VERTICAL_ONLY = ['profile', 'aspect', 'subject', 'subject_id', 'subject_box', 't_ref', 'subject_x_offset'] as const;
 
 /** A find_clips job's candidates from its stored clips v1 document; null when it has none any more (deleted). */
 export async function storedCandidates(ctx: Ctx, jobId: string): Promise<ClipCandidate[] | null> {

@@ -44,7 +44,11 @@ export function planClips(p: ProductParams, parent: ParentView, candidates: read
   const vertical = p.product === 'clips_from_video';
   const framing: BundleClip =
     p.product === 'clips_from_video'
-      ? { ...(p.request.profile && { profile: p.request.profile }), ...(p.request.subject && { subject: p.request.subject }) }
+      ? {
+          ...(p.request.profile && { profile: p.request.profile }),
+          ...(p.request.aspect && { aspect: p.request.aspect }),
+          ...(p.request.subject && { subject: p.request.subject }),
+        }
       : {};
   const cap = p.product === 'clips_from_video' ? VERTICAL_PROFILES[p.request.profile ?? DEFAULT_VERTICAL_PROFILE].maxSeconds : Number.POSITIVE_INFINITY;
   const stem = parent.job.originalFilename.replace(/\.[^.]+$/, '') || 'source';

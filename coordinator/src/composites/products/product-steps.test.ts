@@ -94,7 +94,7 @@ describe('agent products, billing off: the steps', () => {
   });
 
   it('cuts the best max_clips candidates by score (trimmed to the profile cap) once, and completes with what was delivered', async () => {
-    const { c, id, findId } = await uploaded('clips_from_video', { max_clips: 2, profile: 'vidB-reels', subject: 'auto' });
+    const { c, id, findId } = await uploaded('clips_from_video', { max_clips: 2, profile: 'vidB-reels', aspect: '1:1', subject: 'auto' });
     await completeFindClips(ctx, findId, [candidate('c1', 60, 10, 140), candidate('c2', 90, 100, 390), candidate('c3', 75, 0, 130)]);
     expect(await jobRow(ctx, id)).toMatchObject({ status: 'analyzing', stepDueAt: ctx.clock.now() });
     expect(await driveComposite(ctx, id)).toEqual(['cut']);
@@ -107,9 +107,9 @@ describe('agent products, billing off: the steps', () => {
       parentJobId: id,
       priceCents: 50,
       originalFilename: 'talk.clip1.vertical.mp4',
-      params: expect.objectContaining({ start: 100, end: 280, profile: 'vidB-reels', subject: 'auto', title: 'Moment c2' }),
+      params: expect.objectContaining({ start: 100, end: 280, profile: 'vidB-reels', aspect: '1:1', subject: 'auto', title: 'Moment c2' }),
     });
-    expect(k2!.params).toMatchObject({ start: 0, end: 130, title: 'Moment c3' });
+    expect(k2!.params).toMatchObject({ start: 0, end: 130, aspect: '1:1', title: 'Moment c3' });
     expect(await jobRow(ctx, id)).toMatchObject({ stepDueAt: null, progress: expect.objectContaining({ stage: 'clips', fraction: 0 }) });
     // Repeated: nothing is due; a stale marker (a crash after the cut) clears without cutting twice.
     expect(await driveComposite(ctx, id)).toEqual([]);

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptiveReader, facesMoved, type Read, stillStride } from './adaptive-sampling.ts';
+import type { DetectedFace } from './faces.ts';
+
+const face = (x: number, w = 40): DetectedFace => ({ x, y: 100, w, h: w, score: 0.9 });
+const WIDTH = 640;
+
+/** Runs samples 0..n-1 through a reader whose detector answers `facesAt(index)`; returns what it read and emitted. */
+async function run(n: number, stride: number, facesAt: (i: number) => DetectedFace[]) {
+  const read: number[] = [];
+  const emitted: Read[] = [];
+  const reader = new AdaptiveReader(
+    stride,
+    WIDTH,
+    async (_rgb, index) => {
+      read.push(index);
+      return facesAt(index);
+    },
+    (r) => emitted.push(r),
+  );
+  for (let i = 0; i < n; i++) await reader.push(new Uint8Array(1), i);
+  await reader.finish();
+  return { read, emitted: emitted.map((r) => r.index), reads: reader.reads };
+}
+
+describe('stillStride', () => {
+  it('reads one sample a second while still, every sample when they are a second or more apart', () => {
+    expect(stillStride(0.25)).toBe(4);
+    expect(stillStride(0.5)).toBe(2);
+    expect(stillStride(1)).toBe(1);
+    expect(stillStride(1.5)).toBe(1);
+  });
+});
+
+describe('facesMoved', () => {
+  it('is false for the same faces nudged a little, true for a move, a new face or a size change', () => {
+    expect(facesMoved([face(100)], [face(105)], WIDTH)).toBe(false);
+    expect(facesMoved([], [], WIDTH)).toBe(false);
+    expect(facesMoved([face(100)], [face(100 + 0.02 * WIDTH)], WIDTH)).toBe(true);
+    expect(facesMoved([face(100)], [face(100), face(400)], WIDTH)).toBe(true);
+    expect(facesMoved([face(100)], [], WIDTH)).toBe(true);
+    expect(facesMoved([face(100, 40)], [face(95, 52)], WIDTH)).toBe(true);
+    // Two faces, each matched to its nearest: still.
+    expect(facesMoved([face(100), face(400)], [face(402), face(101)], WIDTH)).toBe(false);
+  });
+});
+
+describe('AdaptiveReader', () => {
+  it('reads one sample in four while the face keeps still, and the last sample at the end', async () => {
+    const r = await run(10, 4, () => [face(200)]);
+    expect(r.read).toEqual([0, 4, 8, 9]);
+    expect(r.emitted).toEqual([0, 4, 8, 9]);
+    expect(r.reads).toBe(4);
+  });
+
+  it('reads every sample between two reads that differ, and emits in sample order', async () => {
+    // Still until sample 4, walking from sample 5 on (10 px a sample, 1.6 % of the width).
+    const x = (i: number) => (i <= 4 ? 200 : 200 + 10 * (i - 4));
+    const r = await run(13, 4, (i) => [face(x(i))]);
+    expect(r.read).toEqual([0, 4, 8, 5, 6, 7, 12, 9, 10, 11]);
+    expect(r.emitted).toEqual([0, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+  });
+
+  it('reads between when a face appears, not when nothing is there', async () => {
+    const r = await run(9, 4, (i) => (i >= 6 ? [face(300)] : []));
+    expect(r.read).toEqual([0, 4, 8, 5, 6, 7]);
+    expect(r.emitted).toEqual([0, 4, 5, 6, 7, 8]);
+  });
+
+  it('reads every sample with a stride of 1', async () => {
+    expect((await run(5, 1, () => [face(200)])).read).toEqual([0, 1, 2, 3, 4]);
+  });
+});
