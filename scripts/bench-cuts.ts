@@ -246,7 +246,10 @@ try {
   }
 
   /** The service side of a case: created free, timed from POST /process to `completed`, the clip and the job kept. */
-  async function serviceRun(label: string, body: Record<string, unknown>): Promise<Omit<CutCase, 'raw'> & { job: { outputs: Array<{ role: string; download_url: string }> } }> {
+  async function serviceRun(
+    label: string,
+    body: Record<string, unknown>,
+  ): Promise<Omit<CutCase, 'raw'> & { job: { outputs: Array<{ role: string; download_url: string }> } }> {
     const created = await api.call('POST', '/api/v1/jobs', { token, json: { source_job_id: parentId, ...body } });
     if (created.status !== 201) throw new Error(`POST /jobs ${label} → ${created.status} ${JSON.stringify(created.body)}`);
     const id = created.body.job_id as string;

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { decodeWindow, INPUT_SIDE, mergeFaces, TILE_OVERLAP, TILE_SIDE, windowInput, windowsOf } from './blazeface.ts';
+import {
+  CLOSE_READ,
+  closeReadScore,
+  closeReadWindow,
+  decodeWindow,
+  INPUT_SIDE,
+  mergeFaces,
+  TILE_OVERLAP,
+  TILE_SIDE,
+  windowInput,
+  windowsOf,
+} from './blazeface.ts';
 
 describe('windowsOf', () => {
   it('reads a small frame whole, letterboxed', () => {
@@ -75,5 +86,27 @@ describe('mergeFaces', () => {
     expect(merged[0]!.score).toBe(0.9);
     expect(merged[0]!.x).toBeCloseTo((0 * 0.9 + 2 * 0.6) / 1.5, 5);
     expect(merged[1]).toMatchObject({ x: 100, y: 100, w: 20, h: 20, score: 0.7 });
+  });
+});
+
+describe('the close read', () => {
+  it('reads a window centred on the face, the face a fifth of its side', () => {
+    expect(CLOSE_READ.scale).toBe(5);
+    expect(closeReadWindow({ x: 100, y: 50, w: 20, h: 24 })).toEqual({ x: 50, y: 2, side: 120 });
+    // Past the frame's edge is fine: windowInput letterboxes with grey.
+    expect(closeReadWindow({ x: 0, y: 0, w: 40, h: 40 })).toEqual({ x: -80, y: -80, side: 200 });
+  });
+
+  it('scores the best detection of the same face, 0 when the close read finds none there', () => {
+    const face = { x: 100, y: 100, w: 40, h: 40, score: 0.8 };
+    expect(
+      closeReadScore(face, [
+        { ...face, x: 104, score: 0.7 },
+        { ...face, x: 102, score: 0.9 },
+        { ...face, x: 300, score: 0.99 },
+      ]),
+    ).toBe(0.9);
+    expect(closeReadScore(face, [{ ...face, x: 300, score: 0.99 }])).toBe(0);
+    expect(closeReadScore(face, [])).toBe(0);
   });
 });
