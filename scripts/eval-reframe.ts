@@ -119,8 +119,8 @@ const pct = (v: number) => `${Math.round(v * 100)} %`;
 /** The table of docs/benchmarks.md: per part, detector and strategy. */
 export function reframeTable(rows: readonly ReframeRow[]): string {
   const out = [
-    '| part | detector | strategy | person shots: face inside the crop, mean (worst) | shots at ≥ 95 % | largest move, % of crop width | controls: subjects | controls: crop motion, px | s per 6-s shot |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| part | detector | strategy | person shots: face inside the crop, mean (worst) | shots at ≥ 95 % | face off the crop centre, mean % of its width | largest move, % of crop width | controls: subjects | controls: crop motion, px | s per 6-s shot |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   const keys = [...new Set(rows.map((r) => `${r.part}|${r.detector}|${r.mode}`))];
   for (const key of keys) {
@@ -131,7 +131,7 @@ export function reframeTable(rows: readonly ReframeRow[]): string {
     const controls = group.filter((r) => r.kind === 'control').map((r) => r.score as ControlScore);
     const inside = people.map((p) => p.inside);
     out.push(
-      `| ${part} | ${detector} | ${mode} | ${people.length ? `${pct(inside.reduce((a, b) => a + b, 0) / inside.length)} (${pct(Math.min(...inside))})` : '-'} | ${people.filter((p) => p.inside >= 0.95).length}/${people.length} | ${people.length ? (Math.max(...people.map((p) => p.largestMove)) * 100).toFixed(1) : '-'} | ${controls.reduce((a, c) => a + c.subjects, 0)} on ${controls.length} | ${controls.length ? Math.max(...controls.map((c) => c.motion)) : '-'} | ${(group.reduce((a, r) => a + r.seconds, 0) / group.length).toFixed(1)} |`,
+      `| ${part} | ${detector} | ${mode} | ${people.length ? `${pct(inside.reduce((a, b) => a + b, 0) / inside.length)} (${pct(Math.min(...inside))})` : '-'} | ${people.filter((p) => p.inside >= 0.95).length}/${people.length} | ${people.length ? ((people.reduce((a, p) => a + p.offCentre, 0) / people.length) * 100).toFixed(1) : '-'} | ${people.length ? (Math.max(...people.map((p) => p.largestMove)) * 100).toFixed(1) : '-'} | ${controls.reduce((a, c) => a + c.subjects, 0)} on ${controls.length} | ${controls.length ? Math.max(...controls.map((c) => c.motion)) : '-'} | ${(group.reduce((a, r) => a + r.seconds, 0) / group.length).toFixed(1)} |`,
     );
   }
   return out.join('\n');
@@ -147,7 +147,7 @@ if (import.meta.main) {
       console.log(
         `  ${r.part.padEnd(8)} ${r.shot.padEnd(24)} ${r.detector.padEnd(13)} ${r.mode.padEnd(6)} ${r.seconds.toFixed(1).padStart(5)} s ${String(r.reads).padStart(3)} reads  ${
           r.kind === 'person'
-            ? `inside ${pct((r.score as PersonScore).inside)}, largest move ${((r.score as PersonScore).largestMove * 100).toFixed(1)} %, subjects ${(r.score as PersonScore).subjects}, chosen ${r.chosen}`
+            ? `inside ${pct((r.score as PersonScore).inside)}, off centre ${((r.score as PersonScore).offCentre * 100).toFixed(1)} %, largest move ${((r.score as PersonScore).largestMove * 100).toFixed(1)} %, subjects ${(r.score as PersonScore).subjects}, chosen ${r.chosen}`
             : `subjects ${(r.score as ControlScore).subjects}, motion ${(r.score as ControlScore).motion} px`
         }`,
       ),

@@ -23,6 +23,8 @@ export interface PersonScore {
   inside: number;
   /** Largest frame-to-frame move of the window, share of its width. */
   largestMove: number;
+  /** Mean distance of the face's centre from the window's centre, share of the window's width (0: always centred). */
+  offCentre: number;
   subjects: number;
   /** Whether the face stays within one crop width for the whole shot (auto is judged only then). */
   withinOneCrop: boolean;
@@ -33,6 +35,7 @@ export function scorePerson(doc: SubjectsV1, faceAt: (t: number) => Box, seconds
   const width = doc.crop.width;
   let inside = 0;
   let largestMove = 0;
+  let offCentre = 0;
   let prev: number | null = null;
   let minX = Number.POSITIVE_INFINITY;
   let maxRight = Number.NEGATIVE_INFINITY;
@@ -43,10 +46,11 @@ export function scorePerson(doc: SubjectsV1, faceAt: (t: number) => Box, seconds
     minX = Math.min(minX, f.x);
     maxRight = Math.max(maxRight, f.x + f.w);
     if (f.x >= x - 0.5 && f.x + f.w <= x + width + 0.5) inside++;
+    offCentre += Math.abs(f.x + f.w / 2 - (x + width / 2)) / width;
     if (prev !== null) largestMove = Math.max(largestMove, Math.abs(x - prev) / width);
     prev = x;
   }
-  return { inside: inside / frames, largestMove, subjects: doc.subjects.length, withinOneCrop: maxRight - minX <= width };
+  return { inside: inside / frames, largestMove, offCentre: offCentre / frames, subjects: doc.subjects.length, withinOneCrop: maxRight - minX <= width };
 }
 
 export interface ControlScore {

@@ -90,6 +90,27 @@ describe('followPath', () => {
     for (let n = 50; n < 175; n++) expect(Math.abs(xs[n]! + CW / 2 - (250 + (120 * n) / FPS))).toBeLessThan(0.2 * CW);
   });
 
+  it('anticipates: on a steady walk the window is centred on the subject, not trailing it by 2/ω seconds', () => {
+    const targets = series(7, 0.25, (t) => 250 + 120 * t);
+    const offsets = (lead: number) => {
+      const path = followPath({
+        shots: [{ start: 0, end: 7, targets }],
+        fps: FPS,
+        cropWidth: CW,
+        sourceWidth: W,
+        sampleInterval: 0.25,
+        constants: { ...FOLLOW_CONSTANTS, lead },
+      });
+      const xs = perFrame(path, 175);
+      // From 3 s (up to speed) to 6 s (before the frame's right edge clamps it).
+      return xs.slice(75, 150).map((x, i) => x + CW / 2 - (250 + (120 * (i + 75)) / FPS));
+    };
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    // Without a lead the window trails by about 2/ω × speed = 40 px; with the default lead it is centred.
+    expect(mean(offsets(0))).toBeLessThan(-30);
+    expect(Math.abs(mean(offsets(FOLLOW_CONSTANTS.lead)))).toBeLessThan(0.02 * CW);
+  });
+
   it('holds the last position across a gap without detections', () => {
     const targets = [...series(1, 0.25, () => 300), ...series(1, 0.25, () => 1000).map((p) => ({ ...p, t: p.t + 4 }))];
     const xs = perFrame(follow(targets, 5), 125);

@@ -44,10 +44,15 @@ export function steadyPath(shots: readonly ShotTargets[], cropWidth: number, sou
  * critically damped spring:
  *
  * - dead zone: the window does not start moving while the target stays within ±`deadZone` × crop
- *   width of its center; once it leaves, the window heads for the target until it is back within
- *   ±`settle` × crop width (hysteresis: no hunting around the zone's edge);
+ *   width of its center; once it leaves, the window heads for the (anticipated, below) target until
+ *   it is within ±`settle` × crop width of it (hysteresis: no hunting around the zone's edge);
  * - smoothing: acceleration = ω²·(goal − position) − 2ω·velocity (critically damped, no overshoot
  *   toward a still target; settles in ≈ 5.8/ω s), integrated in ≤ 1/120 s steps;
+ * - anticipation: the goal is where the target will be `lead` seconds later (the whole clip's
+ *   detections are known before rendering). A critically damped spring trails a subject walking
+ *   at a steady speed by 2/ω seconds; aiming that far ahead cancels the lag, so the window moves
+ *   with the subject, not after it, and slows before the subject stops. The dead zone judges
+ *   where the target is now; the window stops once it is within `settle` of where it is heading;
  * - speed limit: |velocity| ≤ `maxSpeed` × crop width per second;
  * - gaps: targets more than `maxInterpolationGap` samples apart are not interpolated, the last one
  *   holds (a lost face keeps the window where it was); before a shot's first detection the first
@@ -65,9 +70,11 @@ export interface FollowConstants {
   maxSpeed: number;
   /** In sample intervals. @default 2.5 */
   maxInterpolationGap: number;
+  /** Seconds the goal looks ahead. @default 2/ω = 1/3 s (the spring's lag behind a steady walk) */
+  lead: number;
 }
 
-export const FOLLOW_CONSTANTS: FollowConstants = { deadZone: 0.1, settle: 0.02, omega: 6, maxSpeed: 0.5, maxInterpolationGap: 2.5 };
+export const FOLLOW_CONSTANTS: FollowConstants = { deadZone: 0.1, settle: 0.02, omega: 6, maxSpeed: 0.5, maxInterpolationGap: 2.5, lead: 2 / 6 };
 
 export interface FollowPathOptions {
   shots: readonly ShotTargets[];
@@ -122,11 +129,13 @@ export function followPath(o: FollowPathOptions): CropPoint[] {
     for (let n = firstFrame; n < endFrame; n++) {
       const t = n / o.fps;
       const target = clampCenter(targetAt(shot.targets, t, maxGap));
+      // Never past the shot: the next shot's subject is not this one.
+      const ahead = clampCenter(targetAt(shot.targets, Math.min(t + k.lead, shot.end), maxGap));
       for (let s = 0; s < steps; s++) {
-        const err = Math.abs(target - p);
-        if (!isMoving && err > k.deadZone * w) isMoving = true;
-        else if (isMoving && err < k.settle * w) isMoving = false;
-        const goal = isMoving ? target : p;
+        // Starts when the subject now leaves the dead zone; stops when the window has reached where it is heading.
+        if (!isMoving && Math.abs(target - p) > k.deadZone * w) isMoving = true;
+        else if (isMoving && Math.abs(ahead - p) < k.settle * w) isMoving = false;
+        const goal = isMoving ? ahead : p;
         v += (k.omega * k.omega * (goal - p) - 2 * k.omega * v) * h;
         v = Math.min(vmax, Math.max(-vmax, v));
         const next = clampCenter(p + v * h);
