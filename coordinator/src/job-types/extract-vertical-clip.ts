@@ -1,5 +1,5 @@
 import { CreateJobRequest } from '@cutroom/shared/api';
-import { DEFAULT_CLIP_ASPECT, DEFAULT_VERTICAL_PROFILE, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
+import { DEFAULT_CLIP_ASPECT, DEFAULT_VERTICAL_PROFILE, outputSize, VERTICAL_PROFILES } from '@cutroom/shared/clips/profiles';
 import { extractVerticalClipContract } from '@cutroom/shared/contracts/extract-vertical-clip';
 import { JOB_TYPES, priceOf } from '@cutroom/shared/job-types';
 import type { ExtractVerticalClipParams } from '@cutroom/proto';
@@ -134,7 +134,14 @@ export const extractVerticalClip: JobTypeDefinition<'extract_vertical_clip'> = {
     return { ...base, job_type: 'extract_vertical_clip', source, params };
   },
   checkMedia: () => null,
-  completion(_job, req) {
+  completion(job, req) {
+    // The size the caller was promised: an agent older than `aspect` would render 9:16 for a 1:1 job.
+    const p = job.params as unknown as ExtractVerticalClipParams;
+    const aspect = p.aspect ?? DEFAULT_CLIP_ASPECT;
+    const want = outputSize(p.profile, aspect);
+    if (req.video.width !== want.width || req.video.height !== want.height) {
+      throw new Error(`the clip is ${req.video.width}x${req.video.height}, not the ${want.width}x${want.height} of ${p.profile} at ${aspect}`);
+    }
     return { durationSeconds: req.video.duration_seconds, media: { ...req.media, video: req.video, encoder: req.video.encoder, loudness: req.loudness } };
   },
 };

@@ -313,6 +313,47 @@ describe('no-upload derivatives (billing off, PGlite)', () => {
       error_message: 'subject_id s9 was not found in this clip; subjects found: s1 (run subject=auto and read the subjects output)',
     });
 
+    const validSubjects = {
+      version: 1,
+      strategy: 'center',
+      source: { width: 1280, height: 720, fps: 25 },
+      clip: { start: 0, end: 2 },
+      detector: null,
+      shots: [],
+      subjects: [],
+      chosen_subject_id: null,
+      crop: { width: 720, height: 720, scaled_only: false, path: [{ t: 0, x: 280, y: 0 }] },
+    };
+    // A vertical clip of another size than its profile and aspect make (an agent older than `aspect`
+    // rendering 9:16 for a 1:1 job) is not delivered: the attempt ends as output_invalid.
+    const square = await createJobCall(ctx, c, { job_type: 'extract_vertical_clip', source_job_id: parent, start: 0, end: 2, aspect: '1:1' });
+    await processCall(ctx, c, square.value.job_id);
+    const sq = await claimJob(ctx, { v: 1, job_id: square.value.job_id, agent_id: 'cutter3' });
+    if (!sq.claimed) throw new Error(sq.reason);
+    for (const name of ['clip', 'subjects'] as const) {
+      const body = name === 'clip' ? Buffer.from('mp4 bytes') : Buffer.from(JSON.stringify(validSubjects));
+      await ctx.blobs.put(sq.assignment.outputs[name]!.key, body, name === 'clip' ? 'video/mp4' : 'application/json');
+    }
+    const squareDone = (height: number) =>
+      completeAttempt(ctx, {
+        ...fence,
+        job_id: square.value.job_id,
+        attempt_id: sq.assignment.attempt_id,
+        job_type: 'extract_vertical_clip',
+        media,
+        video: { duration_seconds: 2, width: 1080, height, fps: 25, encoder: 'libx264' },
+        loudness: null,
+        outputs: [
+          { name: 'clip', bytes: 9 },
+          { name: 'subjects', bytes: 10 },
+        ],
+      });
+    await expect(squareDone(1920)).rejects.toMatchObject({
+      code: 'stale_attempt',
+      message: expect.stringMatching(/the clip is 1080x1920, not the 1080x1080 of vidA-primary at 1:1/),
+    });
+    expect(await getJobCall(ctx, c, square.value.job_id)).toMatchObject({ status: 'analyzing' });
+
     // A segment's label too: the caller's own words, from the job.
     const labelled = await createJobCall(ctx, c, {
       job_type: 'extract_clip',
