@@ -95,6 +95,8 @@ export async function detectSubjects(o: DetectSubjectsOptions): Promise<SubjectD
     scene,
     signal: o.signal,
     onFrame: async (rgb, index) => {
+      // A sample the reader only keeps runs no detector: the abort is checked here as well.
+      o.signal.throwIfAborted();
       await reader.push(rgb, index);
       o.onProgress?.(Math.min(1, (index + 1) / expected));
     },

@@ -72,6 +72,9 @@ export async function scanClip(o: ScanClipOptions): Promise<{ cuts: number[]; fr
     forceKillAfterDelay: 2_000,
     buffer: false,
   });
+  // The child may be cancelled (the attempt aborted) while a frame is being handled, before the
+  // loop below awaits it: its rejection is awaited there, so it must not count as unhandled meanwhile.
+  child.catch(() => undefined);
   const cuts: number[] = [];
   const tail: string[] = [];
   let partial = '';
