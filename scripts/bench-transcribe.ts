@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { loadCoordinatorConfig } from '../coordinator/src/config.ts';
+import { defaultWhisperCpuThreads } from '../render-agent/src/config.ts';
 import { localAgentAuth, startAgentChild } from '../coordinator/src/embedded/agent-children.ts';
 import { freePort } from '../coordinator/src/embedded/free-port.ts';
 import { startAuthenticatedNats } from '../coordinator/src/embedded/nats-server.ts';
@@ -71,13 +72,29 @@ await coordinator.stop();
 await nats.stop();
 
 // --- the raw tool on the same file -----------------------------------------------------------
-console.log('raw: faster-whisper WhisperModel.transcribe on the same file (model load included)');
-const raw = await execa(join(root, '.venv/bin/python'), [join(root, 'scripts/bench/raw_whisper.py'), audio, join(root, 'render-agent/python'), 'tiny.en'], {
-  env: { HF_HUB_OFFLINE: '1' },
-});
-const rawSeconds = (JSON.parse(raw.stdout) as { seconds: number }).seconds;
+// With the agent's thread count (the ratio), then with CTranslate2's own default (the thread choice).
+const threads = defaultWhisperCpuThreads();
+const rawRun = async (n: number) => {
+  const raw = await execa(
+    join(root, '.venv/bin/python'),
+    [join(root, 'scripts/bench/raw_whisper.py'), audio, join(root, 'render-agent/python'), 'tiny.en', String(n)],
+    {
+      env: { HF_HUB_OFFLINE: '1' },
+    },
+  );
+  return (JSON.parse(raw.stdout) as { seconds: number }).seconds;
+};
+const label = (n: number) => (n === 0 ? "CTranslate2's default threads" : `${n} CPU thread${n === 1 ? '' : 's'}`);
+console.log(`raw: faster-whisper WhisperModel.transcribe on the same file (model load included), ${label(threads)} as the agent runs it`);
+const rawSeconds = await rawRun(threads);
 
 console.log(
   `\nservice: ${serviceSeconds.toFixed(2)} s   raw faster-whisper: ${rawSeconds.toFixed(2)} s   ratio service/raw: ${(serviceSeconds / rawSeconds).toFixed(2)}`,
 );
+if (threads !== 0) {
+  const defaultSeconds = await rawRun(0);
+  console.log(
+    `thread choice: raw with ${label(threads)} ${rawSeconds.toFixed(2)} s, with ${label(0)} ${defaultSeconds.toFixed(2)} s (${(defaultSeconds / rawSeconds).toFixed(2)} times as long)`,
+  );
+}
 rmSync(work, { recursive: true, force: true });

@@ -30,6 +30,7 @@ function whisperOptions(audioPath: string, signal: AbortSignal, extra: Partial<W
     device: 'cpu',
     computeType: 'int8',
     beamSize: config.whisper.beamSize,
+    cpuThreads: config.whisper.cpuThreads,
     language: null,
     allowDownload: false,
     signal,

@@ -211,6 +211,8 @@ export const TranscriptionStats = z.object({
   /** Where it ran: `cpu` or `cuda`. */
   device: z.string().min(1).max(32),
   compute_type: z.string().max(32).optional(),
+  /** CTranslate2 threads of a CPU run (WHISPER_CPU_THREADS); absent on CUDA or at CTranslate2's default. */
+  cpu_threads: z.number().int().positive().max(64).optional(),
   /** Seconds of media transcribed. */
   media_seconds: z.number().nonnegative(),
   /** Wall-clock seconds of the Whisper child, model load included. */

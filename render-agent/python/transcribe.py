@@ -72,22 +72,48 @@ def load_audio(path: str):
         raise RunnerError("audio_invalid", f"could not decode audio {name}: {detail}") from e
 
 
-def load_model(name: str, device: str, compute_type: str):
+def load_model(name: str, device: str, compute_type: str, cpu_threads: int = 0):
     from faster_whisper import WhisperModel
 
     target = resolve_for_loading(name)
-    log.info("loading model %s from %s on %s (%s)", name, target, device, compute_type)
+    log.info("loading model %s from %s on %s (%s, cpu threads %s)", name, target, device, compute_type, cpu_threads or "default")
     try:
-        return WhisperModel(target, device=device, compute_type=compute_type)
+        return WhisperModel(target, device=device, compute_type=compute_type, cpu_threads=cpu_threads)
     except Exception as e:  # noqa: BLE001 - missing files, offline hub, CUDA init all land here
         raise RunnerError("model_unavailable", f"could not load Whisper model {name!r} on {device}: {e}") from e
+
+
+# One step of 16-bit PCM (what the agent's extraction writes), as decode_audio scales it.
+ONE_STEP = 1.0 / 32768
+
+
+def is_digital_silence(audio) -> bool:
+    """True when no sample is louder than one 16-bit step: Whisper's VAD finds no speech there."""
+    import numpy as np
+
+    return audio.size == 0 or float(np.max(np.abs(audio))) <= ONE_STEP
+
+
+def silent_language(model, audio) -> str:
+    # What transcribe() would report: English-only models say "en"; multilingual ones detect it.
+    if not model.model.is_multilingual:
+        return "en"
+    language, _, _ = model.detect_language(audio[: 30 * 16000])
+    return language
 
 
 def run(args: argparse.Namespace) -> None:
     device = pick_device(args.device)
     compute_type = pick_compute_type(args.compute_type, device)
     audio = load_audio(args.audio)
-    model = load_model(args.model, device, compute_type)
+    model = load_model(args.model, device, compute_type, args.cpu_threads)
+    if is_digital_silence(audio):
+        # Nothing for the VAD to find (it would take ~40 s of CPU over 4 h to say so): no segments.
+        log.info("digital silence (peak at most one 16-bit step): no speech to look for")
+        emit({"type": "info", "language": args.language or silent_language(model, audio), "duration": ms(len(audio) / 16000)})
+        emit({"type": "progress", "fraction": 1.0})
+        emit({"type": "done"})
+        return
     segments, info = model.transcribe(
         audio,
         language=args.language or None,
@@ -118,6 +144,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--compute-type", default="auto", help="default: int8 on cpu, float16 on cuda")
     p.add_argument("--language", default=None, help="ISO 639-1 code to force; detect when omitted")
     p.add_argument("--beam-size", type=int, default=5)
+    p.add_argument("--cpu-threads", type=int, default=0, help="CTranslate2 threads on the CPU; 0: its default (4)")
     return p.parse_args(argv)
 
 

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { loadAgentConfig, loadLlmConfig } from './config.ts';
+import { defaultWhisperCpuThreads, loadAgentConfig, loadLlmConfig } from './config.ts';
 
 const required = { COORDINATOR_URL: 'http://127.0.0.1:8080', AGENT_TOKEN: 't0ken', NATS_URL: 'nats://127.0.0.1:4222' };
 
 describe('loadAgentConfig', () => {
   it('applies defaults for everything optional', () => {
     const c = loadAgentConfig(required);
-    expect(c.whisper).toEqual({ model: 'tiny.en', device: 'auto', computeType: 'auto', beamSize: 5, allowDownload: false });
+    expect(c.whisper).toEqual({
+      model: 'tiny.en',
+      device: 'auto',
+      computeType: 'auto',
+      beamSize: 5,
+      cpuThreads: defaultWhisperCpuThreads(),
+      allowDownload: false,
+    });
     expect(c.ffmpegPath).toBe('ffmpeg');
     expect(c.python).toMatch(/\.venv\/bin\/python$/);
     expect(c.agentId).toMatch(/^[A-Za-z0-9._-]+$/);
@@ -38,6 +45,12 @@ describe('loadAgentConfig', () => {
   it('treats empty strings as unset and parses typed values', () => {
     const c = loadAgentConfig({ ...required, WHISPER_MODEL: '', WHISPER_BEAM_SIZE: '2', WHISPER_ALLOW_DOWNLOAD: 'true', WHISPER_DEVICE: 'cpu' });
     expect(c.whisper).toMatchObject({ model: 'tiny.en', beamSize: 2, allowDownload: true, device: 'cpu' });
+    expect(loadAgentConfig({ ...required, WHISPER_CPU_THREADS: '3' }).whisper.cpuThreads).toBe(3);
+    expect(() => loadAgentConfig({ ...required, WHISPER_CPU_THREADS: '0' })).toThrow(/WHISPER_CPU_THREADS/);
+  });
+
+  it("transcribes on one CPU thread on one or two cores, at CTranslate2's default on larger hosts", () => {
+    expect([1, 2, 3, 16].map((n) => defaultWhisperCpuThreads(n))).toEqual([1, 1, 0, 0]);
   });
 
   it('reads the text-generation keys: an endpoint only with a model, the local model by default', () => {

@@ -10,6 +10,15 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 export const DEFAULT_LLM_MODEL_PATH = path.join(REPO_ROOT, '.tools', 'models', 'llm', 'qwen2.5-coder-1.5b-instruct-q4_k_m.gguf');
 
 /**
+ * CTranslate2 threads for one CPU transcription when WHISPER_CPU_THREADS is unset: 1 on one or two
+ * cores, where a second thread costs more than it gives (374 s of speech: 33 s with one thread, 52 s
+ * with two); 0 (CTranslate2's default) on larger hosts, where no measurement says otherwise.
+ */
+export function defaultWhisperCpuThreads(cores = os.availableParallelism()): number {
+  return cores <= 2 ? 1 : 0;
+}
+
+/**
  * Text generation (summaries, titles, hooks). An OpenAI-compatible endpoint when LLM_BASE_URL is
  * set; otherwise the local model at LLM_MODEL_PATH when it is installed; otherwise none, and the
  * extractive texts stand alone. Whatever generates is checked against the transcript.
@@ -111,6 +120,13 @@ const AgentEnv = z.object({
   WHISPER_COMPUTE_TYPE: z.string().min(1).default('auto'),
   /** Beam width; 5 is faster-whisper's default accuracy/speed trade. @default 5 */
   WHISPER_BEAM_SIZE: z.coerce.number().int().min(1).max(10).default(5),
+  /**
+   * CPU threads for a transcription on the CPU (CTranslate2's intra-op threads; no effect on CUDA).
+   * @default 1 on a host of one or two cores (measured: two threads on two cores took 57 % longer
+   * and 46 % more CPU time than one, docs/benchmarks.md "Whisper threads"), else CTranslate2's own
+   * default (4)
+   */
+  WHISPER_CPU_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   /** Let the Whisper child download models by name; off so a missing model fails fast. @default false */
   WHISPER_ALLOW_DOWNLOAD: z.stringbool().default(false),
   /** @default ffmpeg (from PATH) */
@@ -174,6 +190,7 @@ export const AgentConfig = AgentEnv.superRefine(modelNamedWithEndpoint).transfor
     device: e.WHISPER_DEVICE,
     computeType: e.WHISPER_COMPUTE_TYPE,
     beamSize: e.WHISPER_BEAM_SIZE,
+    cpuThreads: e.WHISPER_CPU_THREADS ?? defaultWhisperCpuThreads(),
     allowDownload: e.WHISPER_ALLOW_DOWNLOAD,
   },
   ffmpegPath: e.FFMPEG_PATH,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveWhisperRuntime } from './whisper-runtime.ts';
 
-const base = { model: 'tiny.en', device: 'auto' as const, computeType: 'auto', beamSize: 5, allowDownload: false };
+const base = { model: 'tiny.en', device: 'auto' as const, computeType: 'auto', beamSize: 5, cpuThreads: 1, allowDownload: false };
 
 describe('resolveWhisperRuntime', () => {
   it('auto follows CUDA detection', () => {

@@ -15,6 +15,8 @@ export interface WhisperOptions {
   device: 'cpu' | 'cuda';
   computeType: string;
   beamSize: number;
+  /** CTranslate2 threads on the CPU; 0 or absent: its default (config.ts defaultWhisperCpuThreads). */
+  cpuThreads?: number;
   /** ISO 639-1 code to force, or null to detect. */
   language: string | null;
   allowDownload: boolean;
@@ -29,7 +31,7 @@ export interface WhisperOptions {
   logger?: Logger;
 }
 
-export function buildWhisperArgs(o: Pick<WhisperOptions, 'audioPath' | 'model' | 'device' | 'computeType' | 'beamSize' | 'language'>): string[] {
+export function buildWhisperArgs(o: Pick<WhisperOptions, 'audioPath' | 'model' | 'device' | 'computeType' | 'beamSize' | 'cpuThreads' | 'language'>): string[] {
   const args = [
     TRANSCRIBE_SCRIPT,
     '--audio',
@@ -43,6 +45,7 @@ export function buildWhisperArgs(o: Pick<WhisperOptions, 'audioPath' | 'model' |
     '--beam-size',
     String(o.beamSize),
   ];
+  if (o.cpuThreads) args.push('--cpu-threads', String(o.cpuThreads));
   if (o.language) args.push('--language', o.language);
   return args;
 }

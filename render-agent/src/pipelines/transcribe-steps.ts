@@ -78,6 +78,7 @@ export async function transcribeSource(dir: string, p: TranscribeSourceParams, s
       device: ctx.whisper.device,
       computeType: ctx.whisper.computeType,
       beamSize: config.whisper.beamSize,
+      cpuThreads: config.whisper.cpuThreads,
       language: p.language,
       allowDownload: config.whisper.allowDownload,
       signal: s,
@@ -91,6 +92,7 @@ export async function transcribeSource(dir: string, p: TranscribeSourceParams, s
     model,
     device: ctx.whisper.device,
     compute_type: ctx.whisper.computeType,
+    ...(ctx.whisper.device === 'cpu' && config.whisper.cpuThreads > 0 ? { cpu_threads: config.whisper.cpuThreads } : {}),
     media_seconds: media.duration_seconds,
     wall_seconds: elapsedSeconds(clock, whisperStarted),
   };
