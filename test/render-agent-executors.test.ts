@@ -9,7 +9,8 @@ import { loadAgentConfig } from '@cutroom/render-agent/config';
 import { PipelineError } from '@cutroom/render-agent/errors';
 import { extractAudio } from '@cutroom/render-agent/executors/ffmpeg';
 import { assertTranscribable, probeMedia } from '@cutroom/render-agent/executors/probe';
-import { transcribeWithWhisper, type WhisperOptions } from '@cutroom/render-agent/executors/whisper';
+import { buildWhisperArgs, transcribeWithWhisper, type WhisperOptions } from '@cutroom/render-agent/executors/whisper';
+import { pythonEnv } from '@cutroom/render-agent/python-scripts';
 
 // Real media, real ffmpeg, real faster-whisper (tiny.en from the offline package) on the CPU.
 const LIBRIVOX = '/usr/share/pocketsphinx/test/data/librivox';
@@ -182,6 +183,35 @@ describe('render-agent executors on real media', () => {
     expect(err).toMatchObject({ code: 'tool_failed' });
     expect((err as Error).message).toMatch(/large-v3/);
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('the Whisper child skips the VAD over digital silence, and not over a quiet tone', async () => {
+    // Same transcript either way (no segment); what differs is the pass the child skips, which its log says.
+    const child = async (lavfi: string, name: string) => {
+      const wav = path.join(dir, name);
+      await execa('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', lavfi, '-t', '20', '-ar', '16000', '-ac', '1', '-c:a', 'pcm_s16le', wav]);
+      const args = buildWhisperArgs({
+        audioPath: wav,
+        model: config.whisper.model,
+        device: 'cpu',
+        computeType: 'int8',
+        beamSize: 5,
+        cpuThreads: 1,
+        language: null,
+      });
+      const r = await execa(config.python, args, { env: pythonEnv(false) });
+      const lines = r.stdout.split('\n').map((l) => JSON.parse(l) as { type: string; duration?: number });
+      return { lines, skipped: /digital silence/.test(r.stderr) };
+    };
+    const silent = await child('anullsrc=r=16000:cl=mono', 'zeros.wav');
+    expect(silent.skipped).toBe(true);
+    expect(silent.lines.map((l) => l.type)).toEqual(['info', 'progress', 'done']);
+    expect(silent.lines[0]!.duration).toBeCloseTo(20, 1);
+    // A tone at -60 dBFS: quiet, but far above one 16-bit step, so the VAD looks (and finds no speech).
+    const quiet = await child('sine=frequency=440:sample_rate=16000,volume=0.001', 'quiet.wav');
+    expect(quiet.skipped).toBe(false);
+    expect(quiet.lines.filter((l) => l.type === 'segment')).toEqual([]);
+    expect(quiet.lines.at(-1)!.type).toBe('done');
   });
 
   it('abort kills the Whisper child promptly', async () => {
