@@ -210,10 +210,11 @@ describe('clip bundles over REST (clips_vertical)', () => {
 
     // The refunder (sweeper cadence) pays back one clip's price as a partial refund of the bundle's payment.
     const refunds = () => [...fake.state.refunds.values()].filter((r) => r.payment_intent === pi);
-    await waitFor(async () => refunds().length === 1, 30_000);
+    const refundRows = () => stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.chargeReference, pi));
+    // The refunder records the refund as done after the processor answers: wait for both, not only the processor's side.
+    await waitFor(async () => refunds().length === 1 && (await refundRows()).every((r) => r.state === 'done'), 30_000);
     expect(refunds().map((r) => r.amount)).toEqual([50]);
     expect([...fake.state.charges.values()].find((c) => c.payment_intent === pi)).toMatchObject({ amount: 100, amount_refunded: 50, refunded: false });
-    const rows = await stack.coordinator.ctx.db.select().from(ledgerEntries).where(eq(ledgerEntries.chargeReference, pi));
-    expect(rows.map((r) => [r.jobId, r.kind, r.amount, r.state])).toEqual([[bad, 'refund', 50n, 'done']]);
+    expect((await refundRows()).map((r) => [r.jobId, r.kind, r.amount, r.state])).toEqual([[bad, 'refund', 50n, 'done']]);
   });
 });
