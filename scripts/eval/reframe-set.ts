@@ -60,7 +60,22 @@ export interface PersonShot {
   second?: { photo: PhotoId; faceWidth: number; at: number };
   /** Background: a plain colour, or a control picture behind the person. */
   background: string | Control;
+  /**
+   * Sound and mouths: the shot's sound is voice-like (pink noise at a syllable rhythm) in `voiced`
+   * (seconds) and silent between; `speaker`'s mouth opens and closes at an irregular rhythm while
+   * there is voice, the other's keeps still (null: no mouth moves, the voice is off screen);
+   * `chews`: whose mouth moves in the silences instead. The face to keep is the speaker's (the
+   * main person's when there is none). Without `talk`, the sound is a quiet tone.
+   */
+  talk?: { voiced: [number, number][]; speaker: 'main' | 'second' | null; chews?: 'main' | 'second' };
 }
+
+/** Voiced spans of the talking shots: three phrases with pauses between them. */
+const PHRASES: [number, number][] = [
+  [0.4, 1.7],
+  [2.3, 3.5],
+  [4.1, 5.5],
+];
 
 export interface ControlShot {
   name: string;
@@ -90,6 +105,29 @@ export const PERSON_SHOTS: PersonShot[] = [
     second: { photo: 'astronaut', faceWidth: 0.06, at: 0.2 },
     background: '0x3a4048',
   },
+  // Talking (2026-11-28, added with the speaker rule; this pair is tuning, the Newton-Gauss ones below are held out).
+  {
+    name: 'talk-sample5-astronaut',
+    part: 'tuning',
+    photo: 'sample5',
+    faceWidth: 0.12,
+    from: 0.3,
+    to: 0.3,
+    second: { photo: 'astronaut', faceWidth: 0.08, at: 0.75 },
+    background: '0x506048',
+    talk: { voiced: PHRASES, speaker: 'second' },
+  },
+  {
+    name: 'voiceover-sample5-astronaut',
+    part: 'tuning',
+    photo: 'sample5',
+    faceWidth: 0.12,
+    from: 0.3,
+    to: 0.3,
+    second: { photo: 'astronaut', faceWidth: 0.08, at: 0.75 },
+    background: '0x506048',
+    talk: { voiced: PHRASES, speaker: null },
+  },
   // Held out: portraits and the Solvay photograph, other scales, speeds and backgrounds.
   { name: 'newton-still-9', part: 'held-out', photo: 'newton', faceWidth: 0.09, from: 0.7, to: 0.7, background: '0x303030' },
   { name: 'gauss-slow-9', part: 'held-out', photo: 'gauss', faceWidth: 0.09, from: 0.65, to: 0.35, background: '0xa0a8b0' },
@@ -105,6 +143,40 @@ export const PERSON_SHOTS: PersonShot[] = [
     to: 0.35,
     second: { photo: 'gauss', faceWidth: 0.05, at: 0.8 },
     background: '0x404040',
+  },
+  // Held out (fixed before the speaker rule's constants were set on the tuning pair above).
+  {
+    name: 'talk-newton-gauss',
+    part: 'held-out',
+    photo: 'newton',
+    faceWidth: 0.1,
+    from: 0.72,
+    to: 0.72,
+    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
+    background: '0x383838',
+    talk: { voiced: PHRASES, speaker: 'second' },
+  },
+  {
+    name: 'chew-newton-gauss',
+    part: 'held-out',
+    photo: 'newton',
+    faceWidth: 0.1,
+    from: 0.72,
+    to: 0.72,
+    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
+    background: '0x383838',
+    talk: { voiced: PHRASES, speaker: 'second', chews: 'main' },
+  },
+  {
+    name: 'voiceover-newton-gauss',
+    part: 'held-out',
+    photo: 'newton',
+    faceWidth: 0.1,
+    from: 0.72,
+    to: 0.72,
+    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
+    background: '0x383838',
+    talk: { voiced: PHRASES, speaker: null },
   },
 ];
 

@@ -8,19 +8,25 @@ const WIDTH = 640;
 /** Runs samples 0..n-1 through a reader whose detector answers `facesAt(index)`; returns what it read and emitted. */
 async function run(n: number, stride: number, facesAt: (i: number) => DetectedFace[]) {
   const read: number[] = [];
+  const near = new Map<number, number[]>();
   const emitted: Read[] = [];
   const reader = new AdaptiveReader(
     stride,
     WIDTH,
-    async (_rgb, index) => {
+    async (_rgb, index, nearFaces) => {
       read.push(index);
+      if (nearFaces)
+        near.set(
+          index,
+          nearFaces.map((f) => f.x),
+        );
       return facesAt(index);
     },
     (r) => emitted.push(r),
   );
   for (let i = 0; i < n; i++) await reader.push(new Uint8Array(1), i);
   await reader.finish();
-  return { read, emitted: emitted.map((r) => r.index), reads: reader.reads };
+  return { read, near, emitted: emitted.map((r) => r.index), reads: reader.reads, nearReads: reader.nearReads };
 }
 
 describe('stillStride', () => {
@@ -59,12 +65,22 @@ describe('AdaptiveReader', () => {
     const r = await run(13, 4, (i) => [face(x(i))]);
     expect(r.read).toEqual([0, 4, 8, 5, 6, 7, 12, 9, 10, 11]);
     expect(r.emitted).toEqual([0, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // Every fourth sample is read whole; those between near the face a sample before and at the next whole read.
+    expect(r.nearReads).toBe(6);
+    expect([...r.near.keys()]).toEqual([5, 6, 7, 9, 10, 11]);
+    expect(r.near.get(5)).toEqual([x(4), x(8)]);
+    expect(r.near.get(6)).toEqual([x(5), x(8)]);
+    expect(r.near.get(9)).toEqual([x(8), x(12)]);
+    expect(r.read.filter((i) => i % 4 === 0 || i === 12).every((i) => !r.near.has(i))).toBe(true);
   });
 
   it('reads between when a face appears, not when nothing is there', async () => {
     const r = await run(9, 4, (i) => (i >= 6 ? [face(300)] : []));
     expect(r.read).toEqual([0, 4, 8, 5, 6, 7]);
     expect(r.emitted).toEqual([0, 4, 5, 6, 7, 8]);
+    // Before it came there was nothing: it is looked for where the next whole read found it.
+    expect(r.near.get(5)).toEqual([300]);
+    expect(r.near.get(7)).toEqual([300, 300]);
   });
 
   it('reads every sample with a stride of 1', async () => {

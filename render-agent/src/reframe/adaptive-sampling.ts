@@ -5,7 +5,9 @@ import type { DetectedFace } from './faces.ts';
  * sample (follow: 4 a second), but the detector (≈ 0.1 s a sample on a CPU, most of reframing's
  * time) reads one sample per STILL_INTERVAL_S first; when the faces of two such samples differ
  * (a face came or went, or one moved or changed size), the samples between them are read too.
- * A talking head is read once a second, a walking subject at the full rate.
+ * A talking head is read once a second, a walking subject at the full rate: wholly once a second,
+ * and between those reads only near the faces the reads around the sample found (the detector's
+ * `detectNear`: a window a face, not the whole frame and its tiles).
  */
 
 /** Seconds between detections while nothing moves. @default 1 */
@@ -55,27 +57,41 @@ export interface Read {
 }
 
 /**
- * Feeds samples in order; reads (detects) every `stride`-th one, and the ones in between when
- * facesMoved says the two reads around them differ. `read` gets each sample it must detect and
- * gives its faces (already filtered for plausibility); `emit` gets the reads in sample order.
- * Samples waiting for the next read are kept (at most stride − 1 of them).
+ * Feeds samples in order; reads (detects) every `stride`-th one wholly, and the ones in between when
+ * facesMoved says the two reads around them differ, those near the faces of the read before each
+ * (and of the whole read after them, where one showed up): `read` gets each sample it must detect
+ * (with `near` for the reads between) and gives its faces (already filtered for plausibility);
+ * `emit` gets the reads in sample order. Samples waiting for the next read are kept (at most
+ * stride − 1 of them).
  */
 export class AdaptiveReader {
   private readonly pending: { rgb: Uint8Array; index: number }[] = [];
   private last: Read | null = null;
   /** Samples read (detected), for the document's frames_sampled. */
   reads = 0;
+  /** Of those, the ones read near known faces only (the document's near_reads). */
+  nearReads = 0;
 
   private readonly stride: number;
   private readonly sampleWidth: number;
-  private readonly read: (rgb: Uint8Array, index: number) => Promise<DetectedFace[]>;
+  private readonly read: (rgb: Uint8Array, index: number, near?: readonly DetectedFace[]) => Promise<DetectedFace[]>;
   private readonly emit: (r: Read) => void;
 
-  constructor(stride: number, sampleWidth: number, read: (rgb: Uint8Array, index: number) => Promise<DetectedFace[]>, emit: (r: Read) => void) {
+  constructor(
+    stride: number,
+    sampleWidth: number,
+    read: (rgb: Uint8Array, index: number, near?: readonly DetectedFace[]) => Promise<DetectedFace[]>,
+    emit: (r: Read) => void,
+  ) {
     this.stride = stride;
     this.sampleWidth = sampleWidth;
     this.read = read;
     this.emit = emit;
+  }
+
+  /** The latest read at or before the last sample pushed (its faces are where they are now while they keep still). */
+  get lastRead(): Read | null {
+    return this.last;
   }
 
   async push(rgb: Uint8Array, index: number): Promise<void> {
@@ -96,14 +112,21 @@ export class AdaptiveReader {
     const faces = await this.readOne(rgb, index);
     const between = this.pending.splice(0);
     if (this.last !== null && between.length > 0 && facesMoved(this.last.faces, faces, this.sampleWidth)) {
-      for (const s of between) this.emit({ index: s.index, faces: await this.readOne(s.rgb, s.index) });
+      let before = this.last.faces;
+      for (const s of between) {
+        // Where the faces were a sample ago, and where they are at the next whole read (a face that came).
+        const read: Read = { index: s.index, faces: await this.readOne(s.rgb, s.index, [...before, ...faces]) };
+        this.emit(read);
+        before = read.faces;
+      }
     }
     this.last = { index, faces };
     this.emit(this.last);
   }
 
-  private async readOne(rgb: Uint8Array, index: number): Promise<DetectedFace[]> {
+  private async readOne(rgb: Uint8Array, index: number, near?: readonly DetectedFace[]): Promise<DetectedFace[]> {
     this.reads++;
-    return this.read(rgb, index);
+    if (near) this.nearReads++;
+    return near ? this.read(rgb, index, near) : this.read(rgb, index);
   }
 }

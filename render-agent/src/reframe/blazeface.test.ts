@@ -6,6 +6,9 @@ import {
   decodeWindow,
   INPUT_SIDE,
   mergeFaces,
+  NEAR_SCALE,
+  nearWindow,
+  nearWindows,
   TILE_OVERLAP,
   TILE_SIDE,
   windowInput,
@@ -108,5 +111,25 @@ describe('the close read', () => {
     ).toBe(0.9);
     expect(closeReadScore(face, [{ ...face, x: 300, score: 0.99 }])).toBe(0);
     expect(closeReadScore(face, [])).toBe(0);
+  });
+});
+
+describe('near reads', () => {
+  it('looks for a small face in a tile-sized window centred on it, a larger one in a window ten times its size', () => {
+    expect(nearWindow({ x: 100, y: 100, w: 20, h: 22 }, 640, 360)).toEqual({ x: 110 - TILE_SIDE / 2, y: 111 - TILE_SIDE / 2, side: TILE_SIDE });
+    expect(nearWindow({ x: 300, y: 100, w: 40, h: 40 }, 640, 360)).toEqual({ x: 320 - 200, y: 120 - 200, side: NEAR_SCALE * 40 });
+  });
+
+  it('reads the whole frame when the window would be as large', () => {
+    expect(nearWindow({ x: 200, y: 50, w: 70, h: 80 }, 640, 360)).toEqual({ x: 0, y: 0, side: 640 });
+  });
+
+  it('gives one window a face, none for a face already well inside another window', () => {
+    const a = { x: 100, y: 100, w: 20, h: 20 };
+    const movedALittle = { x: 130, y: 104, w: 20, h: 20 };
+    const farAway = { x: 520, y: 200, w: 20, h: 20 };
+    expect(nearWindows([a, movedALittle], 640, 360)).toEqual([nearWindow(a, 640, 360)]);
+    expect(nearWindows([a, farAway], 640, 360)).toEqual([nearWindow(a, 640, 360), nearWindow(farAway, 640, 360)]);
+    expect(nearWindows([], 640, 360)).toEqual([]);
   });
 });

@@ -59,6 +59,43 @@ export function closeReadScore(face: DetectedFace, again: readonly DetectedFace[
   return Math.max(0, ...again.filter((g) => iou(g, face) > CLOSE_READ.sameFaceIou).map((g) => g.score));
 }
 
+/**
+ * The near read (`detectNear`, for the samples between two whole reads of a moving face): a face is
+ * looked for only in a window centred where it was, NEAR_SCALE times its larger side (at the tiles'
+ * scale: a 26-px face in a 256-px tile is about a tenth of it), no smaller than a tile; a window
+ * that would hold the whole frame is the whole-frame read. Then the close read, as in a whole read.
+ */
+export const NEAR_SCALE = 10;
+
+/** The window a near read looks for `face` in (sample pixels): the whole frame when the window would be as large. */
+export function nearWindow(face: { x: number; y: number; w: number; h: number }, width: number, height: number, tile = TILE_SIDE): Window {
+  const whole = Math.max(width, height);
+  const side = Math.max(tile, NEAR_SCALE * Math.max(face.w, face.h));
+  if (side >= whole) return { x: 0, y: 0, side: whole };
+  return { x: face.x + face.w / 2 - side / 2, y: face.y + face.h / 2 - side / 2, side };
+}
+
+/** Whether a face's centre lies inside a window (inset by a tenth of its side). */
+export function centreInside(face: { x: number; y: number; w: number; h: number }, w: Window): boolean {
+  const cx = face.x + face.w / 2;
+  const cy = face.y + face.h / 2;
+  const inset = w.side / 10;
+  return cx >= w.x + inset && cx <= w.x + w.side - inset && cy >= w.y + inset && cy <= w.y + w.side - inset;
+}
+
+/**
+ * The windows of a near read around `near` (faces of the reads before and after the sample): one per
+ * face, except a face whose centre is already well inside another's window. Pure.
+ */
+export function nearWindows(near: readonly { x: number; y: number; w: number; h: number }[], width: number, height: number): Window[] {
+  const windows: Window[] = [];
+  for (const f of near) {
+    if (windows.some((w) => centreInside(f, w))) continue;
+    windows.push(nearWindow(f, width, height));
+  }
+  return windows;
+}
+
 /** Two detections overlapping more than this (intersection over union) are one face. */
 export const NMS_IOU = 0.3;
 
@@ -211,27 +248,29 @@ async function open(path: string): Promise<FaceDetector> {
     throw new PipelineError('tool_failed', `the face detector could not be loaded: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   const inputName = session.inputNames[0]!;
+  /** The faces in `windows` of one frame, merged; each face-shaped one read again up close (its score the mean of both reads). */
+  const readFaces = async (rgb: Uint8Array, width: number, height: number, windows: readonly Window[]): Promise<DetectedFace[]> => {
+    if (rgb.length !== width * height * 3) throw new Error(`expected ${width}x${height} RGB bytes, got ${rgb.length}`);
+    const read = async (w: Window, threshold?: number) => {
+      const input = new TensorClass('float32', windowInput(rgb, width, height, w), [1, INPUT_SIDE, INPUT_SIDE, 3]);
+      const out = (await session.run({ [inputName]: input })) as unknown as Record<string, { data: Float32Array }>;
+      return decodeWindow(out, w, threshold);
+    };
+    const found: DetectedFace[] = [];
+    for (const w of windows) found.push(...(await read(w)));
+    const faces = mergeFaces(found);
+    for (const face of faces) {
+      if (implausibleFace(face, width, face.landmarks) !== null) continue;
+      const again = mergeFaces(await read(closeReadWindow(face), CLOSE_READ.threshold));
+      face.score = (face.score + closeReadScore(face, again)) / 2;
+    }
+    return faces;
+  };
   return {
     name: `BlazeFace full-range 256 (sha256 ${BLAZEFACE_MODEL.sha256.slice(0, 12)}, onnxruntime-node, whole frame + tiles of ${TILE_SIDE})`,
     model: { source: BLAZEFACE_MODEL.source, sha256: BLAZEFACE_MODEL.sha256 },
     minTrackScore: MIN_TRACK_SCORE,
-    async detect(rgb, width, height) {
-      if (rgb.length !== width * height * 3) throw new Error(`expected ${width}x${height} RGB bytes, got ${rgb.length}`);
-      const read = async (w: Window, threshold?: number) => {
-        const input = new TensorClass('float32', windowInput(rgb, width, height, w), [1, INPUT_SIDE, INPUT_SIDE, 3]);
-        const out = (await session.run({ [inputName]: input })) as unknown as Record<string, { data: Float32Array }>;
-        return decodeWindow(out, w, threshold);
-      };
-      const found: DetectedFace[] = [];
-      for (const w of windowsOf(width, height)) found.push(...(await read(w)));
-      const faces = mergeFaces(found);
-      // Each face-shaped one is read again up close; its score becomes the mean of both reads.
-      for (const face of faces) {
-        if (implausibleFace(face, width, face.landmarks) !== null) continue;
-        const again = mergeFaces(await read(closeReadWindow(face), CLOSE_READ.threshold));
-        face.score = (face.score + closeReadScore(face, again)) / 2;
-      }
-      return faces;
-    },
+    detect: (rgb, width, height) => readFaces(rgb, width, height, windowsOf(width, height)),
+    detectNear: (rgb, width, height, near) => readFaces(rgb, width, height, nearWindows(near, width, height)),
   };
 }

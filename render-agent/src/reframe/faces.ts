@@ -20,4 +20,10 @@ export interface FaceDetector {
   readonly minTrackScore?: number;
   /** Faces in one `width`x`height` frame of packed RGB bytes (`width × height × 3`). */
   detect(rgb: Uint8Array, width: number, height: number): Promise<DetectedFace[]>;
+  /**
+   * Faces near `near` only (faces of this frame's neighbouring reads, same pixels): a cheaper read for
+   * the samples between two whole reads of a moving face; a face that shows up elsewhere is found by
+   * the next whole read. Detectors without it are read whole.
+   */
+  detectNear?(rgb: Uint8Array, width: number, height: number, near: readonly DetectedFace[]): Promise<DetectedFace[]>;
 }

@@ -110,4 +110,32 @@ describe('chosenBecause', () => {
       'no face-like subject in 24 samples read (a face must be seen in 3 samples and 30 % of its shot; 5 detections were not face-like): the window stays centred',
     );
   });
+
+  it('names the face speaking, the most central of faces as large, and says when no one was found speaking', () => {
+    const d = { subjects: [subject('s1', 1), subject('s2', 1)], rejectedDetections: 0, detector };
+    const speaking = {
+      scores: [
+        { subject_id: 's1', score: 0.004, voiced_intervals: 15, unvoiced_intervals: 6 },
+        { subject_id: 's2', score: 0.106, voiced_intervals: 15, unvoiced_intervals: 6 },
+      ],
+      speaker: 's2',
+    };
+    expect(chosenBecause(d, null, [{ start: 0, end: 6, subjectId: 's2', rule: 'speaking', speaking }])).toBe(
+      "s2: the face speaking (its mouth moves while there is voice and keeps still while there is none: score 0.106 against s1's 0.004)",
+    );
+    expect(chosenBecause(d, null, [{ start: 0, end: 6, subjectId: 's2', rule: 'central' }])).toBe(
+      "s2: the most central of faces about the same size (within 20 % of the largest's area)",
+    );
+    const nobody = { ...speaking, speaker: null };
+    expect(chosenBecause(d, null, [{ start: 0, end: 6, subjectId: 's1', rule: 'largest', speaking: nobody }])).toMatch(
+      /^s1: the clip's dominant face .*; no face was found speaking \(shots\[\]\.speaking\)$/,
+    );
+    // The subject framed longest is the one the document names, and other shots point to their own rule.
+    expect(
+      chosenBecause(d, null, [
+        { start: 0, end: 2, subjectId: 's1', rule: 'largest' },
+        { start: 2, end: 6, subjectId: 's2', rule: 'speaking', speaking },
+      ]),
+    ).toMatch(/^s2: the face speaking .*; other shots by their own rule \(shots\[\]\.rule\)$/);
+  });
 });

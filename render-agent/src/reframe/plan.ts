@@ -7,7 +7,8 @@ import { centeredCropX, cropCenterForSubject, cropWindowSize, cropXForCenter, is
 import { followPath, steadyPath } from './crop-path.ts';
 import { detectSubjects, type SubjectDetection } from './detect-subjects.ts';
 import type { FaceDetector } from './face-detector.ts';
-import { frameShots } from './shot-targets.ts';
+import { type FramedShot, frameShots } from './shot-targets.ts';
+import { AS_LARGE } from './track.ts';
 
 export interface PlanReframeOptions {
   ffmpegPath: string;
@@ -33,10 +34,13 @@ export interface PlanReframeOptions {
 }
 
 /**
- * Samples per second wanted before the MAX_SAMPLES cap: `follow` moves the crop between samples,
- * so it samples twice as often as the steady strategies.
+ * Samples per second wanted before the MAX_SAMPLES cap, for every strategy that detects: `follow`
+ * moves the crop between samples, and where several people are in the picture every strategy reads
+ * their mouths between two samples to tell who speaks (speaking.ts: at 2 a second a 6-s shot had
+ * too few quiet intervals to judge). While the faces keep still the detector reads one sample a
+ * second whatever the rate (adaptive-sampling.ts), so the steady strategies pay little for it.
  */
-const PREFERRED_FPS = { follow: 4, steady: 2 } as const;
+const SAMPLES_PER_SECOND = 4;
 
 /**
  * Decides the crop for one vertical clip and describes it as Subjects v1 (times clip-relative).
@@ -98,7 +102,7 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     start: o.start,
     end: o.end,
     video: o.video,
-    preferredFps: strategy === 'follow' ? PREFERRED_FPS.follow : PREFERRED_FPS.steady,
+    preferredFps: SAMPLES_PER_SECOND,
     signal: o.signal,
     onProgress: (f) => o.onProgress?.(0.98 * f),
     ...(o.detector ? { detector: o.detector } : {}),
@@ -109,7 +113,7 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
     const found = detection.subjects.map((s) => s.id).slice(0, 100);
     throw inputFailure({ code: 'subject_not_found', params: { found } }, { request: { subject_id: requested } });
   }
-  const framed = frameShots(detection.shots, detection.subjects, requested, shift);
+  const framed = frameShots(detection.shots, detection.subjects, requested, shift, { frameWidth: width, speaking: detection.speaking });
   const path =
     strategy === 'follow'
       ? followPath({
@@ -121,18 +125,50 @@ export async function planReframe(o: PlanReframeOptions): Promise<SubjectsV1> {
           sampleInterval: detection.detector.still_interval_s ?? detection.detector.sample_interval_s,
         })
       : steadyPath(framed, size.width, width);
-  const shots = framed.map((s) => ({ start: round3(s.start), end: round3(s.end), subject_id: s.subjectId }));
+  const shots = framed.map((s) => ({
+    start: round3(s.start),
+    end: round3(s.end),
+    subject_id: s.subjectId,
+    rule: s.rule,
+    ...(s.speaking && { speaking: s.speaking }),
+  }));
   o.onProgress?.(1);
-  return doc(path, detection, shots, requested ?? detection.subjects[0]?.id ?? null, chosenBecause(detection, requested));
+  return doc(path, detection, shots, requested ?? mostFramed(framed) ?? detection.subjects[0]?.id ?? null, chosenBecause(detection, requested, framed));
+}
+
+/** The subject framed for the longest time over the shots (the document's chosen subject), null for none. */
+export function mostFramed(framed: readonly Pick<FramedShot, 'start' | 'end' | 'subjectId'>[]): string | null {
+  const time = new Map<string, number>();
+  for (const s of framed) if (s.subjectId) time.set(s.subjectId, (time.get(s.subjectId) ?? 0) + s.end - s.start);
+  return [...time].reduce<[string, number] | null>((best, x) => (best === null || x[1] > best[1] ? x : best), null)?.[0] ?? null;
 }
 
 /** The rule that chose the subject, or why there is none (the document's `chosen_because`). */
-export function chosenBecause(d: Pick<SubjectDetection, 'subjects' | 'rejectedDetections' | 'detector'>, requested: string | null | undefined): string {
+export function chosenBecause(
+  d: Pick<SubjectDetection, 'subjects' | 'rejectedDetections' | 'detector'>,
+  requested: string | null | undefined,
+  framed: readonly Pick<FramedShot, 'start' | 'end' | 'subjectId' | 'rule' | 'speaking'>[] = [],
+): string {
   if (requested) return `${requested}: the subject_id asked for`;
-  const main = d.subjects[0];
+  const chosen = mostFramed(framed);
+  const rules = framed.filter((s) => s.subjectId === chosen);
+  const speaking = rules.find((s) => s.rule === 'speaking')?.speaking;
+  if (chosen && speaking) {
+    const score = (id: string) => speaking.scores.find((x) => x.subject_id === id)?.score;
+    const others = speaking.scores
+      .filter((x) => x.subject_id !== chosen)
+      .slice(0, 4)
+      .map((x) => `${x.subject_id}'s ${x.score ?? 'none'}`);
+    return `${chosen}: the face speaking (its mouth moves while there is voice and keeps still while there is none: score ${score(chosen)} against ${others.join(', ')})${rules.length < framed.length ? '; other shots by their own rule (shots[].rule)' : ''}`;
+  }
+  if (chosen && rules.some((s) => s.rule === 'central')) {
+    return `${chosen}: the most central of faces about the same size (within ${Math.round((1 - AS_LARGE) * 100)} % of the largest's area)${framed.some((s) => s.speaking) ? '; no face was found speaking (shots[].speaking)' : ''}${rules.length < framed.length ? '; other shots by their own rule (shots[].rule)' : ''}`;
+  }
+  const main = d.subjects.find((s) => s.id === chosen) ?? d.subjects[0];
   if (main) {
     const others = d.subjects.length - 1;
-    return `${main.id}: the clip's dominant face (largest presence × mean area; seen in ${Math.round(main.presence * 100)} % of the samples${others > 0 ? `; ${others} other subject${others > 1 ? 's' : ''}` : ''}), each shot framing its own dominant face`;
+    const noSpeaker = framed.some((s) => s.speaking) ? '; no face was found speaking (shots[].speaking)' : '';
+    return `${main.id}: the clip's dominant face (largest presence × mean area; seen in ${Math.round(main.presence * 100)} % of the samples${others > 0 ? `; ${others} other subject${others > 1 ? 's' : ''}` : ''}), each shot framing its own dominant face${noSpeaker}`;
   }
   const rejected = d.rejectedDetections > 0 ? `; ${d.rejectedDetections} detection${d.rejectedDetections > 1 ? 's were' : ' was'} not face-like` : '';
   return `no face-like subject in ${d.detector.frames_sampled} samples read (a face must be seen in 3 samples and 30 % of its shot${rejected}): the window stays centred`;

@@ -25,7 +25,7 @@ export interface SampleRate {
 }
 
 /**
- * The sampling rate for a clip: `preferredFps` (follow wants 4, auto 2) unless that would take more
+ * The sampling rate for a clip: `preferredFps` (4 a second: plan.ts) unless that would take more
  * than `maxSamples` frames, in which case the interval grows (rounded up to a 1/20 s step).
  */
 export function sampleRate(durationSeconds: number, preferredFps: number, maxSamples = MAX_SAMPLES): SampleRate {

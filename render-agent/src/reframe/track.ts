@@ -131,3 +131,32 @@ export function dominantSubject(subjects: readonly DetectedSubject[], start: num
   }
   return best;
 }
+
+/** Faces whose summed area in a shot is at least this share of the largest's are "as large": the more central of them is framed. */
+export const AS_LARGE = 0.8;
+
+/**
+ * The shot's main subject when no one is known to speak: the largest (summed box area over the
+ * shot's samples, i.e. presence × size), and among faces about as large (AS_LARGE) the one nearest
+ * the frame's centre on average. `rule` says which decided. Null for no face.
+ */
+export function mainSubject(
+  subjects: readonly DetectedSubject[],
+  start: number,
+  end: number,
+  isLastShot: boolean,
+  frameWidth: number,
+): { subject: DetectedSubject | null; rule: 'largest' | 'central' | 'no_face' } {
+  const sized = subjects
+    .map((s) => ({ s, boxes: boxesInShot(s, start, end, isLastShot) }))
+    .filter((x) => x.boxes.length > 0)
+    .map((x) => ({ ...x, area: x.boxes.reduce((sum, b) => sum + b.w * b.h, 0) }))
+    .sort((a, b) => b.area - a.area);
+  const top = sized[0];
+  if (!top) return { subject: null, rule: 'no_face' };
+  const rivals = sized.filter((x) => x.area >= AS_LARGE * top.area);
+  if (rivals.length === 1) return { subject: top.s, rule: 'largest' };
+  const offCentre = (boxes: readonly SubjectSample[]) => boxes.reduce((sum, b) => sum + Math.abs(b.x + b.w / 2 - frameWidth / 2), 0) / boxes.length;
+  const central = rivals.reduce((best, x) => (offCentre(x.boxes) < offCentre(best.boxes) ? x : best));
+  return { subject: central.s, rule: 'central' };
+}

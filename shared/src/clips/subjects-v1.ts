@@ -39,7 +39,40 @@ export const DetectedSubject = z.object({
 export type DetectedSubject = z.infer<typeof DetectedSubject>;
 
 /** A shot: clip time range between two detected cuts (scene changes); `subject_id` is the subject its crop frames (null: none, centered). */
-export const Shot = z.object({ start: seconds, end: seconds, subject_id: z.string().nullable() });
+/**
+ * What chose a shot's subject: `subject_id` (asked for), `speaking` (its mouth moves with the
+ * voice where the shot holds several people), `largest` (the largest face: presence × size),
+ * `central` (the most central of faces about as large), `no_face` (none: the window is centred).
+ */
+export const ShotRule = z.enum(['subject_id', 'speaking', 'largest', 'central', 'no_face']);
+export type ShotRule = z.infer<typeof ShotRule>;
+
+export const Shot = z.object({
+  start: seconds,
+  end: seconds,
+  subject_id: z.string().nullable(),
+  /** What chose `subject_id` (absent in documents of older agents). */
+  rule: ShotRule.optional(),
+  /**
+   * Where the shot holds several subjects: each one's speaking score (mean mouth movement over the
+   * voiced intervals less over the quiet ones; null when it was seen still in too few of either) and
+   * the one found speaking, or null. `reason` `no_audio`: the clip has no sound to compare with.
+   */
+  speaking: z
+    .object({
+      scores: z.array(
+        z.object({
+          subject_id: z.string(),
+          score: z.number().nullable(),
+          voiced_intervals: z.number().int().nonnegative(),
+          unvoiced_intervals: z.number().int().nonnegative(),
+        }),
+      ),
+      speaker: z.string().nullable(),
+      reason: z.enum(['no_audio']).optional(),
+    })
+    .optional(),
+});
 
 /**
  * The crop window's top-left in source pixels from clip time `t` on (until the next point); the
@@ -81,6 +114,12 @@ export const SubjectsV1 = z.object({
       still_interval_s: z.number().positive().optional(),
       /** Samples the detector read. */
       frames_sampled: z.number().int().nonnegative(),
+      /**
+       * Of those, the samples read only near the faces of the reads around them (between two whole
+       * reads of moving faces: a window a face instead of the whole frame and its tiles); absent
+       * when none was.
+       */
+      near_reads: z.number().int().nonnegative().optional(),
       rejected_detections: z.number().int().nonnegative().optional(),
     })
     .nullable(),
