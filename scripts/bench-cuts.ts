@@ -228,6 +228,8 @@ interface ReframeCase {
   detectSeconds: number;
   /** The encode's wall time (the libx264 pass): a panning crop costs the encoder more than a still one. */
   encodeSeconds: number;
+  /** Points of the crop path rendered (1: a still window). */
+  cropPoints: number;
 }
 
 /** Wall seconds of the recorded runs whose argv holds `marker` (first start to last end; 0 for none). */
@@ -304,6 +306,7 @@ try {
       samples: Math.round(60 / (subjects.detector?.sample_interval_s ?? 1)),
       detectSeconds: spanOf(c.service.runs, 'rawvideo'),
       encodeSeconds: spanOf(c.service.runs, 'libx264'),
+      cropPoints: subjects.crop.path.length,
     };
   }
 
@@ -442,7 +445,7 @@ for (const r of reframeCases) {
   const reads = `${r.reads} of ${r.samples} samples read${r.nearReads ? `, ${r.nearReads} of them near the face only` : ''}`;
   console.log(
     `  ${r.label.padEnd(28)}${num(r.seconds, 8)} s  +${(extra * 100).toFixed(0)} % in all: detection ${r.detectSeconds.toFixed(2)} s = +${(detect * 100).toFixed(0)} % ` +
-      `(${reads}; ${detect <= REFRAME_GOAL ? 'within' : 'over'} the +${REFRAME_GOAL * 100} % goal), encode ${r.encodeSeconds.toFixed(2)} s`,
+      `(${reads}; ${detect <= REFRAME_GOAL ? 'within' : 'over'} the +${REFRAME_GOAL * 100} % goal), encode ${r.encodeSeconds.toFixed(2)} s (${r.cropPoints} crop path points)`,
   );
 }
 

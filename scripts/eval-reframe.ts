@@ -1,5 +1,5 @@
 /**
- * `npm run eval:reframe [-- --detectors=face-api-tiny,blazeface] [--modes=follow,auto] [--shots=a,b] [--every] [--json=out.json]`
+ * `npm run eval:reframe [-- --detectors=blazeface] [--modes=follow,auto] [--shots=a,b] [--every] [--json=out.json]`
  *
  * `--every`: detect on every sample instead of adaptively (one a second while the faces keep still).
  *
