@@ -65,13 +65,40 @@ describe('AdaptiveReader', () => {
     const r = await run(13, 4, (i) => [face(x(i))]);
     expect(r.read).toEqual([0, 4, 8, 5, 6, 7, 12, 9, 10, 11]);
     expect(r.emitted).toEqual([0, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-    // Every fourth sample is read whole; those between near the face a sample before and at the next whole read.
-    expect(r.nearReads).toBe(6);
-    expect([...r.near.keys()]).toEqual([5, 6, 7, 9, 10, 11]);
+    // The samples between two stride reads that differ are read near the face a sample before and at
+    // the stride read after; while it moves, every other stride read is near it too (12, after 8).
+    expect(r.nearReads).toBe(7);
+    expect([...r.near.keys()]).toEqual([5, 6, 7, 12, 9, 10, 11]);
     expect(r.near.get(5)).toEqual([x(4), x(8)]);
     expect(r.near.get(6)).toEqual([x(5), x(8)]);
+    expect(r.near.get(12)).toEqual([x(8)]);
     expect(r.near.get(9)).toEqual([x(8), x(12)]);
-    expect(r.read.filter((i) => i % 4 === 0 || i === 12).every((i) => !r.near.has(i))).toBe(true);
+    expect([0, 4, 8].every((i) => !r.near.has(i))).toBe(true);
+  });
+
+  it('while a face moves, reads wholly every other stride, so a face that comes is found within two', async () => {
+    // A walks from sample 0 on; B comes at sample 13 and stays.
+    const a = (i: number) => face(100 + 10 * i);
+    const emittedFaces = new Map<number, number>();
+    const reader = new AdaptiveReader(
+      4,
+      WIDTH,
+      async (_rgb, i, near) => {
+        const all = i >= 13 ? [a(i), face(500)] : [a(i)];
+        // A near read sees only what lies near the faces it was given.
+        return near ? all.filter((f) => near.some((n) => Math.abs(n.x - f.x) < 200)) : all;
+      },
+      (r) => emittedFaces.set(r.index, r.faces.length),
+    );
+    for (let i = 0; i < 21; i++) await reader.push(new Uint8Array(1), i);
+    await reader.finish();
+    const r = await run(21, 4, (i) => (i >= 13 ? [a(i), face(500)] : [a(i)]));
+    expect(r.read.filter((i) => !r.near.has(i))).toEqual([0, 4, 12, 20]);
+    expect(r.near.get(8)).toEqual([a(4).x]);
+    // B is missed by the near read at 16 and found by the whole read at 20, a stride after it came;
+    // the samples between 16 and 20 are read near it too.
+    expect([13, 14, 15, 16].map((i) => emittedFaces.get(i))).toEqual([1, 1, 1, 1]);
+    expect([17, 18, 19, 20].map((i) => emittedFaces.get(i))).toEqual([2, 2, 2, 2]);
   });
 
   it('reads between when a face appears, not when nothing is there', async () => {

@@ -14,6 +14,12 @@ import type { DetectedFace } from './faces.ts';
 export const STILL_INTERVAL_S = 1;
 
 /**
+ * While the faces move, the stride reads alternate: a whole one, then one near the faces; a face
+ * that comes into the picture is found within WHOLE_EVERY × STILL_INTERVAL_S.
+ */
+export const WHOLE_EVERY = 2;
+
+/**
  * A face moved when its centre moved more than this share of the sample width between two
  * detections STILL_INTERVAL_S apart, or its width changed by more than MOVE.size. The follow
  * crop's dead zone is 10 % of a 9:16 window (≈ 3.2 % of a 16:9 frame), so a face that moves
@@ -67,6 +73,9 @@ export interface Read {
 export class AdaptiveReader {
   private readonly pending: { rgb: Uint8Array; index: number }[] = [];
   private last: Read | null = null;
+  /** The last whole read's sample index, and whether the faces moved between the last two stride reads. */
+  private lastWhole = Number.NEGATIVE_INFINITY;
+  private moving = false;
   /** Samples read (detected), for the document's frames_sampled. */
   reads = 0;
   /** Of those, the ones read near known faces only (the document's near_reads). */
@@ -109,9 +118,14 @@ export class AdaptiveReader {
   }
 
   private async readNow(rgb: Uint8Array, index: number): Promise<void> {
-    const faces = await this.readOne(rgb, index);
+    // While faces move, every other stride read is near them too: a whole read (for a face that
+    // comes) at least every WHOLE_EVERY strides.
+    const near = this.moving && this.last !== null && this.last.faces.length > 0 && index - this.lastWhole < WHOLE_EVERY * this.stride;
+    const faces = near ? await this.readOne(rgb, index, this.last!.faces) : await this.readOne(rgb, index);
+    if (!near) this.lastWhole = index;
     const between = this.pending.splice(0);
-    if (this.last !== null && between.length > 0 && facesMoved(this.last.faces, faces, this.sampleWidth)) {
+    this.moving = this.last !== null && facesMoved(this.last.faces, faces, this.sampleWidth);
+    if (this.last !== null && between.length > 0 && this.moving) {
       let before = this.last.faces;
       for (const s of between) {
         // Where the faces were a sample ago, and where they are at the next whole read (a face that came).
