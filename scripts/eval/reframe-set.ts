@@ -89,6 +89,26 @@ export const FRAME = { width: 1920, height: 1080, fps: 25 } as const;
 
 const skimage = (file: string): Control => ({ kind: 'still', source: 'skimage', file: `skimage/data/${file}` });
 
+/** The two people of the talking shots, side by side and still (the shots differ in who talks). */
+const SAMPLE5_ASTRONAUT = {
+  part: 'tuning',
+  photo: 'sample5',
+  faceWidth: 0.12,
+  from: 0.3,
+  to: 0.3,
+  second: { photo: 'astronaut', faceWidth: 0.08, at: 0.75 },
+  background: '0x506048',
+} as const satisfies Omit<PersonShot, 'name'>;
+const NEWTON_GAUSS = {
+  part: 'held-out',
+  photo: 'newton',
+  faceWidth: 0.1,
+  from: 0.72,
+  to: 0.72,
+  second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
+  background: '0x383838',
+} as const satisfies Omit<PersonShot, 'name'>;
+
 export const PERSON_SHOTS: PersonShot[] = [
   // Tuning: the old detector's sample photo and the astronaut.
   { name: 'sample5-still-9', part: 'tuning', photo: 'sample5', faceWidth: 0.09, from: 0.3, to: 0.3, background: '0x3a4048' },
@@ -106,28 +126,8 @@ export const PERSON_SHOTS: PersonShot[] = [
     background: '0x3a4048',
   },
   // Talking (2026-11-28, added with the speaker rule; this pair is tuning, the Newton-Gauss ones below are held out).
-  {
-    name: 'talk-sample5-astronaut',
-    part: 'tuning',
-    photo: 'sample5',
-    faceWidth: 0.12,
-    from: 0.3,
-    to: 0.3,
-    second: { photo: 'astronaut', faceWidth: 0.08, at: 0.75 },
-    background: '0x506048',
-    talk: { voiced: PHRASES, speaker: 'second' },
-  },
-  {
-    name: 'voiceover-sample5-astronaut',
-    part: 'tuning',
-    photo: 'sample5',
-    faceWidth: 0.12,
-    from: 0.3,
-    to: 0.3,
-    second: { photo: 'astronaut', faceWidth: 0.08, at: 0.75 },
-    background: '0x506048',
-    talk: { voiced: PHRASES, speaker: null },
-  },
+  { name: 'talk-sample5-astronaut', ...SAMPLE5_ASTRONAUT, talk: { voiced: PHRASES, speaker: 'second' } },
+  { name: 'voiceover-sample5-astronaut', ...SAMPLE5_ASTRONAUT, talk: { voiced: PHRASES, speaker: null } },
   // Held out: portraits and the Solvay photograph, other scales, speeds and backgrounds.
   { name: 'newton-still-9', part: 'held-out', photo: 'newton', faceWidth: 0.09, from: 0.7, to: 0.7, background: '0x303030' },
   { name: 'gauss-slow-9', part: 'held-out', photo: 'gauss', faceWidth: 0.09, from: 0.65, to: 0.35, background: '0xa0a8b0' },
@@ -145,39 +145,9 @@ export const PERSON_SHOTS: PersonShot[] = [
     background: '0x404040',
   },
   // Held out (fixed before the speaker rule's constants were set on the tuning pair above).
-  {
-    name: 'talk-newton-gauss',
-    part: 'held-out',
-    photo: 'newton',
-    faceWidth: 0.1,
-    from: 0.72,
-    to: 0.72,
-    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
-    background: '0x383838',
-    talk: { voiced: PHRASES, speaker: 'second' },
-  },
-  {
-    name: 'chew-newton-gauss',
-    part: 'held-out',
-    photo: 'newton',
-    faceWidth: 0.1,
-    from: 0.72,
-    to: 0.72,
-    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
-    background: '0x383838',
-    talk: { voiced: PHRASES, speaker: 'second', chews: 'main' },
-  },
-  {
-    name: 'voiceover-newton-gauss',
-    part: 'held-out',
-    photo: 'newton',
-    faceWidth: 0.1,
-    from: 0.72,
-    to: 0.72,
-    second: { photo: 'gauss', faceWidth: 0.07, at: 0.25 },
-    background: '0x383838',
-    talk: { voiced: PHRASES, speaker: null },
-  },
+  { name: 'talk-newton-gauss', ...NEWTON_GAUSS, talk: { voiced: PHRASES, speaker: 'second' } },
+  { name: 'chew-newton-gauss', ...NEWTON_GAUSS, talk: { voiced: PHRASES, speaker: 'second', chews: 'main' } },
+  { name: 'voiceover-newton-gauss', ...NEWTON_GAUSS, talk: { voiced: PHRASES, speaker: null } },
 ];
 
 export const CONTROL_SHOTS: ControlShot[] = [
