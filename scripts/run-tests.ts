@@ -71,6 +71,13 @@ const dir = mkdtempSync(join(tmpdir(), 'cutroom-tests-'));
 const runTmp = mkdtempSync(join(tmpdir(), 'cutroom-run-'));
 // As /tmp is: other users' processes (Postgres runs as its own user when the tests run as root) make and reach their folders here.
 chmodSync(runTmp, 0o1777);
+/**
+ * Node's module compile cache for every Node process of the run (vitest's workers, agents, CLI and
+ * coordinator children): the first process to import a module compiles it, the others load V8's
+ * code. In the run's folder, not the user's cache (scripts/lib/node-path.sh), so clean clones do
+ * not pile up entries keyed by their paths.
+ */
+const compileCache = join(runTmp, 'node-compile-cache');
 const totals = { passed: lintPassed, failed: lintFailed, skipped: 0 };
 const walls: string[] = [];
 const files: { tier: Tier; name: string; startTime: number; endTime: number }[] = [];
@@ -98,7 +105,10 @@ for (const tiers of runs) {
   process.stdout.write(`\n=== tier ${label}${workers.length ? ` (${integrationWorkers} files at once)` : ''} ===\n`);
   const started = Date.now();
   const timesFile = join(dir, `${label}.times.jsonl`);
-  const run = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, TMPDIR: runTmp, CUTROOM_FILE_TIMES: timesFile } });
+  const run = spawnSync(process.execPath, args, {
+    stdio: 'inherit',
+    env: { ...process.env, TMPDIR: runTmp, NODE_COMPILE_CACHE: compileCache, CUTROOM_FILE_TIMES: timesFile },
+  });
   const wallS = (Date.now() - started) / 1000;
   try {
     const r = JSON.parse(readFileSync(report, 'utf8')) as Report;

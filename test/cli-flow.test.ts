@@ -88,6 +88,13 @@ describe('cutroom CLI', () => {
     expect(status.stdout).toMatch(/outputs\s+transcript/);
     const json = await cli(['status', transcribedJob, '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ job_id: transcribedJob, status: 'completed', job_type: 'transcribe' });
+    // The session's jobs from the service's list: the transcribe job, newest first, by its short id.
+    const jobs = await cli(['jobs', '--type', 'transcribe']);
+    expect(jobs.exitCode, jobs.stderr).toBe(0);
+    expect(jobs.stdout).toMatch(new RegExp(`^${short}\\s+transcribe\\s+completed\\s+paid\\s`, 'm'));
+    const listed = JSON.parse((await cli(['jobs', '--json', '--all'])).stdout);
+    expect(listed.jobs.map((j: { job_id: string }) => j.job_id)).toContain(transcribedJob);
+    expect((await cli(['jobs', '--status', 'failed'])).stdout.trim()).toBe('no jobs');
 
     const vtt = await cli(['download', short, '--format', 'vtt', '-o', 'dl']);
     expect(vtt.exitCode, vtt.stderr).toBe(0);

@@ -139,10 +139,21 @@ describe('MCP with the official client', () => {
       const info = await probeStreams(mp4.download_url);
       expect(info.duration).toBeGreaterThan(3.3);
       expect(info.duration).toBeLessThan(3.8);
-      // Another session cannot read the job.
-      const stranger = await call('get_job_status', { job_id, session_token: (await call('create_session', {})).structuredContent!.session_token });
+      // The session's jobs, newest first, found again by list_jobs (and narrowed by its filters).
+      const listed = await call('list_jobs', {}, authed);
+      expect(listed.structuredContent!.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([cut.structuredContent!.job_id, job_id]);
+      expect(listed.structuredContent!.next_cursor).toBeNull();
+      const cuts = await call('list_jobs', { source_job_id: job_id, status: 'completed' }, authed);
+      expect(cuts.structuredContent!.jobs).toEqual([expect.objectContaining({ job_id: cut.structuredContent!.job_id, job_type: 'extract_clip' })]);
+      const badCursor = await call('list_jobs', { cursor: 'nope' }, authed);
+      expect(badCursor.isError).toBe(true);
+      expect(badCursor.structuredContent).toMatchObject({ code: 'invalid_request', status: 400 });
+      // Another session cannot read the job, and does not see it listed.
+      const strangerToken = (await call('create_session', {})).structuredContent!.session_token;
+      const stranger = await call('get_job_status', { job_id, session_token: strangerToken });
       expect(stranger.isError).toBe(true);
       expect(stranger.structuredContent).toMatchObject({ code: 'forbidden', status: 403 });
+      expect((await call('list_jobs', { session_token: strangerToken })).structuredContent).toEqual({ jobs: [], next_cursor: null });
     } finally {
       await authed.close();
     }

@@ -31,6 +31,15 @@ export interface Job {
   queue?: { position: number; running: number; agents: number; estimated_start_at: string | null; estimated_processing_seconds: number };
 }
 
+/** A job as the job list shows it (GET /jobs): the Job without outputs, progress and queue. */
+export type JobSummary = Omit<Job, 'outputs' | 'progress' | 'queue'> & { bundle_job_id: string | null };
+
+/** One page of GET /jobs. */
+export interface JobList {
+  jobs: JobSummary[];
+  next_cursor: string | null;
+}
+
 export interface CreateJobResponse {
   job_id: string;
   job_type: string;

@@ -66,6 +66,34 @@ describe('parseCommandLine', () => {
     expect(usage(['cut', 'abcd1234', '--start', '1', '--end', '2', '--vertical', '--aspect', '3:2'])).toMatch(/one of 9:16, 4:5, 1:1/);
   });
 
+  it('reads jobs with its filters, and refuses bad ones', () => {
+    expect(parseCommandLine(['jobs']).command).toEqual({
+      name: 'jobs',
+      status: undefined,
+      type: undefined,
+      source: undefined,
+      limit: 20,
+      all: false,
+      json: false,
+    });
+    expect(
+      parseCommandLine(['jobs', '--status', 'failed', '--type', 'extract_clip', '--source', 'abcd1234', '--limit', '5', '--all', '--json']).command,
+    ).toEqual({
+      name: 'jobs',
+      status: 'failed',
+      type: 'extract_clip',
+      source: 'abcd1234',
+      limit: 5,
+      all: true,
+      json: true,
+    });
+    expect(usage(['jobs', '--status', 'done'])).toMatch(/--status must be one of pending/);
+    expect(usage(['jobs', '--limit', '0'])).toMatch(/--limit takes 1-100/);
+    expect(usage(['jobs', '--limit', '101'])).toMatch(/--limit takes 1-100/);
+    expect(usage(['jobs', '--type', 'Drop Table'])).toMatch(/--type takes a job type/);
+    expect(usage(['jobs', 'extra'])).toMatch(/unexpected argument "extra"/);
+  });
+
   it('gives help for the whole tool and per command', () => {
     expect(parseCommandLine([]).command).toEqual({ name: 'help', topic: undefined });
     expect(parseCommandLine(['--help']).command).toEqual({ name: 'help', topic: undefined });

@@ -12,8 +12,11 @@ export const PROFILES = ['vidA-primary', 'vidA-primary-720p', 'vidB-reels', 'vid
 /** extract_vertical_clip shapes (the service's `aspect`): 9:16 by default, 4:5 and 1:1 for feed posts. */
 export const ASPECTS = ['9:16', '4:5', '1:1'] as const;
 
-export const COMMAND_NAMES = ['transcribe', 'summarize', 'clips', 'cut', 'status', 'download', 'resume', 'help'] as const;
+export const COMMAND_NAMES = ['transcribe', 'summarize', 'clips', 'cut', 'status', 'jobs', 'download', 'resume', 'help'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
+
+/** Job statuses (the service's), for `cutroom jobs --status`. */
+export const JOB_STATUSES = ['pending', 'uploading', 'extracting_audio', 'transcribing', 'analyzing', 'publishing', 'completed', 'failed', 'deleted'] as const;
 
 /** What an upload command asks for (transcribe, summarize, clips). */
 export interface UploadOptions {
@@ -33,6 +36,7 @@ export type Command =
   | ({ name: 'clips'; query: string | undefined } & UploadOptions)
   | { name: 'cut'; job: string; start: number; end: number; vertical: boolean; profile: string | undefined; aspect?: string; outDir: string | undefined }
   | { name: 'status'; job: string; json: boolean }
+  | { name: 'jobs'; status: string | undefined; type: string | undefined; source: string | undefined; limit: number; all: boolean; json: boolean }
   | { name: 'download'; job: string; role: string | undefined; format: TranscriptFormat | undefined; outDir: string | undefined }
   | { name: 'resume'; job: string | undefined; limitRate: number | undefined };
 
@@ -68,6 +72,17 @@ const SPECS: Record<Exclude<CommandName, 'help'>, { options: Record<string, Opti
     positionals: ['job'],
   },
   status: { options: { json: { type: 'boolean' } }, positionals: ['job'] },
+  jobs: {
+    options: {
+      status: { type: 'string' },
+      type: { type: 'string' },
+      source: { type: 'string' },
+      limit: { type: 'string' },
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+    positionals: [],
+  },
   download: { options: { role: { type: 'string' }, format: { type: 'string', short: 'f' }, out: { type: 'string', short: 'o' } }, positionals: ['job'] },
   resume: { options: { 'limit-rate': { type: 'string' } }, positionals: ['job?'] },
 };
@@ -152,6 +167,16 @@ function build(name: Exclude<CommandName, 'help'>, v: Record<string, string | bo
     }
     case 'status':
       return { name, job: p[0]!, json: v.json === true };
+    case 'jobs': {
+      const status = str('status');
+      if (status !== undefined && !(JOB_STATUSES as readonly string[]).includes(status))
+        throw usageError(`jobs: --status must be one of ${JOB_STATUSES.join(', ')}`);
+      const type = str('type');
+      if (type !== undefined && !/^[a-z_]{1,40}$/.test(type)) throw usageError(`jobs: --type takes a job type like transcribe or extract_clip, got "${type}"`);
+      const limit = str('limit') === undefined ? 20 : Number(str('limit'));
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw usageError(`jobs: --limit takes 1-100, got "${str('limit')}"`);
+      return { name, status, type, source: str('source'), limit, all: v.all === true, json: v.json === true };
+    }
     case 'download':
       return { name, job: p[0]!, role: str('role'), format: transcriptFormat(str('format')), outDir: str('out') };
     case 'resume':
@@ -192,6 +217,7 @@ export function usageLine(name: CommandName): string {
     clips: 'cutroom clips <file> [--query "text"] [-o dir] [--language xx] [--limit-rate 2M]',
     cut: 'cutroom cut <job> --start <s> --end <s> [--vertical [--profile name] [--aspect 9:16|4:5|1:1]] [-o dir]',
     status: 'cutroom status <job> [--json]',
+    jobs: 'cutroom jobs [--status s] [--type t] [--source job] [--limit n] [--all] [--json]',
     download: 'cutroom download <job> [--role name] [--format srt|vtt|txt|json|words] [-o dir]',
     resume: 'cutroom resume [<job>] [--limit-rate 2M]',
     help: 'cutroom help [<command>]',

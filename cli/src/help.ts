@@ -7,6 +7,7 @@ const SUMMARY: Record<CommandName, string> = {
   clips: 'Upload a video; print the ranked clip candidates (find_clips), write them as JSON',
   cut: 'Cut a clip (mp4) from a completed job without uploading again',
   status: 'Show a job: status, payment, outputs',
+  jobs: "List this session's jobs on the service, newest first",
   download: "Download a job's outputs",
   resume: 'List unfinished jobs this machine started, or continue one',
   help: 'Show help for a command',
@@ -49,6 +50,16 @@ the current folder or -o dir.
 shortened to a unique prefix of a job this machine created. Exit 1 if the job failed.
 
       --json              print the service's job object as JSON`,
+  jobs: `Lists the jobs of this machine's session on the service (GET /api/v1/jobs), newest first:
+id, type, status, payment, creation time and file, one line each. Finds a job whose id was lost,
+including jobs another tool created with the same session token.
+
+      --status S          only jobs in this status (completed, failed, transcribing, ...)
+      --type T            only jobs of this type (transcribe, extract_clip, ...)
+      --source JOB        only the cuts, edits and bundles made from this job
+      --limit N           jobs a page, 1-100 (default 20)
+      --all               every page, not only the newest
+      --json              print the service's job summaries as JSON ({"jobs": [...]})`,
   download: `Writes the job's outputs (or one --role: transcript, clip, clips, summary, subjects ...) to
 files in the current folder or -o dir and prints their paths. Waits for a running job first.
 
@@ -100,6 +111,7 @@ EXAMPLES
   cutroom transcribe talk.mp4 --format srt
   cutroom clips talk.mp4
   cutroom cut 3f2a9c1e --start 12.5 --end 30 --vertical
+  cutroom jobs --status failed
   cutroom download 3f2a9c1e --role transcript --format vtt -o out/
 
 ${ENVIRONMENT}`;

@@ -4,6 +4,7 @@ import { parseCommandLine } from './args.ts';
 import { clipsCommand } from './commands/clips.ts';
 import { cutCommand } from './commands/cut.ts';
 import { downloadCommand } from './commands/download.ts';
+import { jobsCommand } from './commands/jobs.ts';
 import { resumeCommand } from './commands/resume.ts';
 import { statusCommand } from './commands/status.ts';
 import { summarizeCommand } from './commands/summarize.ts';
@@ -55,6 +56,9 @@ export async function main(argv: string[]): Promise<number> {
         return EXIT.ok;
       case 'status':
         return await statusCommand(ctx, command);
+      case 'jobs':
+        await jobsCommand(ctx, command);
+        return EXIT.ok;
       case 'download':
         await downloadCommand(ctx, command);
         return EXIT.ok;

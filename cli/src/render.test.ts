@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Job } from './api-types.ts';
-import { type ClipsDoc, renderCandidates, renderJob, renderSummary } from './render.ts';
+import { type ClipsDoc, renderCandidates, renderJob, renderJobList, renderSummary } from './render.ts';
 
 const JOB = '3f2a9c1e-0000-4000-8000-000000000001';
 
@@ -83,5 +83,39 @@ describe('renderSummary and renderJob', () => {
     expect(renderJob({ ...waiting, queue: { ...waiting.queue, agents: 0, running: 0, estimated_start_at: null } })).toContain(
       'queue      position 2, 0 running on 0 agents, no agent takes it now',
     );
+  });
+});
+
+describe('renderJobList', () => {
+  const job = {
+    job_id: '3f2a9c1e-0000-4000-8000-000000000001',
+    job_type: 'transcribe',
+    status: 'completed' as const,
+    payment_status: 'paid' as const,
+    original_filename: 'talk.mp4',
+    content_type: 'video/mp4',
+    file_size: 1000,
+    duration_seconds: 60,
+    error_message: null,
+    created_at: '2026-11-28T10:15:42.123Z',
+    completed_at: null,
+    source_job_id: null,
+    bundle_job_id: null,
+    expires_at: null,
+  };
+  it('prints one aligned line a job, newest first as given, failed and refunded said once', () => {
+    const cut = {
+      ...job,
+      job_id: '9b00c1de-0000-4000-8000-000000000002',
+      job_type: 'extract_clip',
+      status: 'failed' as const,
+      payment_status: 'refunded' as const,
+    };
+    expect(renderJobList([cut, job])).toEqual([
+      'JOB       TYPE          STATUS             PAYMENT  CREATED (UTC)     FILE',
+      '9b00c1de  extract_clip  failed (refunded)           2026-11-28 10:15  talk.mp4',
+      '3f2a9c1e  transcribe    completed          paid     2026-11-28 10:15  talk.mp4',
+    ]);
+    expect(renderJobList([])).toEqual(['no jobs']);
   });
 });

@@ -1,4 +1,4 @@
-import type { Job } from './api-types.ts';
+import type { Job, JobSummary } from './api-types.ts';
 import { formatBytes, formatClock, formatDuration } from './format.ts';
 
 /** The parts of a clips v1 candidate printed. */
@@ -82,6 +82,31 @@ export function renderJob(job: Job): string[] {
     ['outputs', job.outputs?.length ? job.outputs.map((o) => o.role).join(', ') : null],
   ];
   return rows.filter((r): r is [string, string] => r[1] !== null && r[1] !== '').map(([k, v]) => `${k.padEnd(11)}${v}`);
+}
+
+/**
+ * The job list, one line a job in columns (pure): short id, type, status, payment, creation time
+ * (UTC, to the minute) and file. Ids are cut to 8 characters, which `cutroom status` takes back for
+ * jobs this machine created; `--json` prints the whole ids.
+ */
+export function renderJobList(jobs: readonly JobSummary[]): string[] {
+  if (jobs.length === 0) return ['no jobs'];
+  const rows = jobs.map((j) => [
+    j.job_id.slice(0, 8),
+    j.job_type,
+    j.status === 'failed' && j.payment_status === 'refunded' ? 'failed (refunded)' : j.status,
+    j.payment_status === 'refunded' && j.status === 'failed' ? '' : j.payment_status,
+    j.created_at.slice(0, 16).replace('T', ' '),
+    j.original_filename,
+  ]);
+  const head = ['JOB', 'TYPE', 'STATUS', 'PAYMENT', 'CREATED (UTC)', 'FILE'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(head), ...rows.map(line)];
 }
 
 /** Where a waiting job stands: "position 2, 1 running on 1 agent, estimated start 2026-…Z". */

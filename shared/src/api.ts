@@ -243,6 +243,41 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 
+/** Most jobs one page of `GET /jobs` (and MCP list_jobs) returns, and the default. */
+export const JOB_LIST_MAX = 100;
+export const JOB_LIST_DEFAULT = 20;
+
+/**
+ * Not in the spec: the filters and page of `GET /jobs` (query string) and MCP list_jobs (arguments).
+ * Every filter narrows the caller's own session's jobs; several filters combine with AND.
+ */
+export const ListJobsQuery = z.object({
+  status: JobStatus.optional().describe('Only jobs in this status'),
+  job_type: JobType.optional().describe('Only jobs of this type'),
+  source_job_id: z
+    .uuid()
+    .optional()
+    .describe('Only derivatives of this job (extract_clip, extract_vertical_clip, edit_from_transcript, publish_video, bundles)'),
+  bundle_job_id: z.uuid().optional().describe('Only the children of this bundle or agent product (its clips, and a product’s find_clips step)'),
+  created_after: z.iso.datetime({ offset: true }).optional().describe('Only jobs created at or after this instant (ISO 8601)'),
+  created_before: z.iso.datetime({ offset: true }).optional().describe('Only jobs created before this instant (ISO 8601)'),
+  limit: z.coerce.number().int().min(1).max(JOB_LIST_MAX).optional().describe(`Jobs per page, 1-${JOB_LIST_MAX} (default ${JOB_LIST_DEFAULT})`),
+  cursor: z.string().max(200).optional().describe('The next_cursor of the previous page, with the same filters; absent for the first (newest) page'),
+});
+export type ListJobsQuery = z.infer<typeof ListJobsQuery>;
+
+/** A job in a list: the Job resource without its outputs, progress, queue place and children (GET /jobs/{id} has them, with fresh download URLs). */
+export const JobSummary = Job.omit({ outputs: true, progress: true, encoder: true, queue: true, children: true });
+export type JobSummary = z.infer<typeof JobSummary>;
+
+/** Not in the spec: one page of the session's jobs, newest first. */
+export const JobList = z.object({
+  jobs: z.array(JobSummary),
+  /** Pass as `cursor` for the next (older) page; null on the last page. */
+  next_cursor: z.string().nullable(),
+});
+export type JobList = z.infer<typeof JobList>;
+
 export const Session = z.object({
   session_id: z.uuid(),
   status: SessionStatus,

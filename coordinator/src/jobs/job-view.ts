@@ -1,5 +1,5 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import type { Job, JobOutput } from '@cutroom/shared/api';
+import type { Job, JobOutput, JobSummary } from '@cutroom/shared/api';
 import type { BundleChildSummary, BundleChildView } from '@cutroom/shared/bundles';
 import type { Ctx } from '../context.ts';
 import { jobOutputs, jobs } from '../db/schema.ts';
@@ -79,16 +79,8 @@ async function bundleParts(ctx: Ctx, job: JobRow, clips: readonly BundleChildSum
   return { children, outputs };
 }
 
-/**
- * The spec's Job resource, with fresh presigned URLs on every output. A clip bundle or an agent
- * product adds `children` (shared/src/api.ts Job) and shows its children's outputs.
- */
-export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { children?: BundleChildView[] }> {
-  const composite = compositeEntryOf(job.jobType);
-  const bundle = composite ? await bundleParts(ctx, job, composite.childList(job)) : null;
-  const outputs =
-    job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
-  const queue = await queueStanding(ctx, job);
+/** A job's own fields, as the Job resource and the job list (`GET /jobs`) show them. */
+export function jobSummaryOf(job: JobRow): JobSummary {
   return {
     job_id: job.id,
     session_id: job.sessionId,
@@ -107,6 +99,21 @@ export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { childr
     // The spec's name for the parent composite.
     bundle_job_id: job.parentJobId,
     expires_at: iso(job.expiresAt),
+  };
+}
+
+/**
+ * The spec's Job resource, with fresh presigned URLs on every output. A clip bundle or an agent
+ * product adds `children` (shared/src/api.ts Job) and shows its children's outputs.
+ */
+export async function describeJob(ctx: Ctx, job: JobRow): Promise<Job & { children?: BundleChildView[] }> {
+  const composite = compositeEntryOf(job.jobType);
+  const bundle = composite ? await bundleParts(ctx, job, composite.childList(job)) : null;
+  const outputs =
+    job.status === 'deleted' || bundle ? [] : await ctx.db.select().from(jobOutputs).where(eq(jobOutputs.jobId, job.id)).orderBy(asc(jobOutputs.role));
+  const queue = await queueStanding(ctx, job);
+  return {
+    ...jobSummaryOf(job),
     outputs: bundle ? bundle.outputs : await Promise.all(outputs.map((o) => toOutput(ctx, job, o))),
     progress: job.progress ?? null,
     ...(encoderOf(job) && { encoder: encoderOf(job)! }),

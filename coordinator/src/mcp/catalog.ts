@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ListJobsQuery } from '@cutroom/shared/api';
 import { BundleClip } from '@cutroom/shared/bundles';
 import { VerticalProfile } from '@cutroom/shared/clips/profiles';
 import { SubjectStrategy } from '@cutroom/shared/clips/subjects-v1';
@@ -160,6 +161,14 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description:
       "Fresh download links (valid 1 hour) of a completed job's outputs: download_url (inline) and attachment_url (download with a file name), by role (transcript, clips, summary, clip, subjects, clip_1, …).",
     input: withSession({ job_id: jobId }),
+    price: { kind: 'free' },
+  },
+  {
+    name: 'list_jobs',
+    title: "List this session's jobs",
+    description:
+      "The session's jobs, newest first, a page at a time (job_id, job_type, status, created_at, source_job_id, bundle_job_id, …; no outputs: get_job_status or get_download_links gives them). Use it to find a job whose id was lost. Pass next_cursor back as cursor, with the same filters, for older jobs; next_cursor null means no more.",
+    input: withSession(ListJobsQuery.shape),
     price: { kind: 'free' },
   },
   ...agentTools('parent'),

@@ -19,7 +19,7 @@ export {
   useRevokeLinkCall,
 } from './connection-calls.ts';
 export { jobEventsCall, type JobStreamEvent } from './event-calls.ts';
-export { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, uploadUrlCall } from './job-calls.ts';
+export { checkoutCall, completeUploadCall, createJobCall, getJobCall, listJobsCall, processCall, uploadUrlCall } from './job-calls.ts';
 export { deleteOutputCall, deleteSourceCall, downloadCall } from './output-calls.ts';
 export { createProductCall } from './product-calls.ts';
 export { cardWebhookCall, checkoutLandingCall, smokeTestCall } from './payment-calls.ts';

@@ -1,6 +1,7 @@
-import type { CreateJobRequest, CreateJobResponse, Job } from '@cutroom/shared/api';
+import type { CreateJobRequest, CreateJobResponse, Job, JobList, ListJobsQuery } from '@cutroom/shared/api';
 import type { Ctx } from '../context.ts';
 import { createJob } from '../jobs/create-job.ts';
+import { listSessionJobs } from '../jobs/job-list.ts';
 import { describeJob } from '../jobs/job-view.ts';
 import { payIfDue } from '../jobs/pay-job.ts';
 import { processJob, requireDerivativeJob } from '../jobs/process-job.ts';
@@ -8,7 +9,7 @@ import { completeUpload, getUploadUrl, requireUploadJob } from '../jobs/upload.t
 import type { JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { checkoutFor } from '../payments/checkout.ts';
-import { jobCreatorOf, jobForGatedCall, ownedJob } from './caller.ts';
+import { jobCreatorOf, jobForGatedCall, ownedJob, sessionOf } from './caller.ts';
 import { paymentInputOf, type Credentials } from './credentials.ts';
 
 /** A result, with the payment receipt (protocol headers; empty when nothing was paid in this call). */
@@ -26,6 +27,11 @@ export async function createJobCall(ctx: Ctx, creds: Credentials, req: CreateJob
 /** The job with fresh download URLs on its outputs. */
 export async function getJobCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Job> {
   return describeJob(ctx, await ownedJob(ctx, creds, jobId));
+}
+
+/** The caller's session's jobs, newest first, one page (jobs/job-list.ts): 401 without a session. */
+export async function listJobsCall(ctx: Ctx, creds: Credentials, query: ListJobsQuery): Promise<JobList> {
+  return listSessionJobs(ctx.db, (await sessionOf(ctx, creds)).id, query);
 }
 
 /** A job that expired unpaid (or never uploaded) is gone: refused before the payment gate could charge for it. */

@@ -1,8 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CheckoutResponse, CreateJobRequest, CreateJobResponse, ErrorResponse, Job, ProcessingResponse, UploadUrlResponse } from '@cutroom/shared/api';
+import {
+  CheckoutResponse,
+  CreateJobRequest,
+  CreateJobResponse,
+  ErrorResponse,
+  Job,
+  JobList,
+  ListJobsQuery,
+  ProcessingResponse,
+  UploadUrlResponse,
+} from '@cutroom/shared/api';
 import type { Ctx } from '../../context.ts';
-import { checkoutCall, completeUploadCall, createJobCall, getJobCall, processCall, typesByCreation, uploadUrlCall } from '../../service/index.ts';
+import { checkoutCall, completeUploadCall, createJobCall, getJobCall, listJobsCall, processCall, typesByCreation, uploadUrlCall } from '../../service/index.ts';
 import { credentialsOf, sendServed } from '../auth.ts';
 
 export const JobIdParams = z.object({ id: z.uuid() });
@@ -41,6 +51,24 @@ export const jobRoutes: FastifyPluginAsyncZod<{ ctx: Ctx }> = async (app, { ctx 
     async (req, reply) => {
       return reply.status(201).send(sendServed(reply, await createJobCall(ctx, credentialsOf(ctx, req), req.body)));
     },
+  );
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: "List the session's jobs, newest first (not in the spec)",
+        description:
+          'One page of the jobs of the session whose bearer token is sent, newest first, without outputs (GET /jobs/{id} gives them with fresh download URLs). ' +
+          'Filters (status, job_type, source_job_id, bundle_job_id, created_after, created_before) combine with AND. ' +
+          'next_cursor is null on the last page; otherwise pass it as cursor, with the same filters, for the next older page. Jobs created while paging do not shift pages.',
+        security,
+        querystring: ListJobsQuery,
+        response: { 200: JobList, 400: ErrorResponse, 401: ErrorResponse },
+      },
+    },
+    async (req) => listJobsCall(ctx, credentialsOf(ctx, req), req.query),
   );
 
   app.get(

@@ -1,9 +1,10 @@
+import type { ListJobsQuery } from '@cutroom/shared/api';
 import type { BundleClip } from '@cutroom/shared/bundles';
 import { JOB_TYPE_DEFINITIONS } from '../../job-types/agent-types.ts';
 import type { ToolCall } from '../tool-call.ts';
 import { bundleTool, clipsFromJobTool, cutTool } from './cut-tools.ts';
 import { productTool } from './product-tools.ts';
-import { createSessionTool, downloadLinksTool, jobStatusTool, smokeTestTool, transcriptTool } from './read-tools.ts';
+import { createSessionTool, downloadLinksTool, jobStatusTool, listJobsTool, smokeTestTool, transcriptTool } from './read-tools.ts';
 import type { ToolResult } from './tool-result.ts';
 import { completeUploadTool, getUploadUrlTool, uploadJobTool } from './upload-tools.ts';
 
@@ -31,6 +32,7 @@ export const TOOL_HANDLERS: Readonly<Record<string, Handler>> = {
   get_job_status: (call, args) => jobStatusTool(call, args as Args<{ job_id: string; wait_seconds?: number }>),
   get_transcript: (call, args) => transcriptTool(call, args as Args<{ job_id: string; format?: string }>),
   get_download_links: (call, args) => downloadLinksTool(call, args as Args<{ job_id: string }>),
+  list_jobs: (call, args) => listJobsTool(call, args as Args<ListJobsQuery>),
   clips_vertical: (call, args) => bundleTool(call, 'clips_vertical', args as Args<{ source_job_id: string; clips: BundleClip[] }>),
   clips_horizontal: (call, args) => bundleTool(call, 'clips_horizontal', args as Args<{ source_job_id: string; clips: BundleClip[] }>),
   clips_from_job: (call, args) => clipsFromJobTool(call, args as Parameters<typeof clipsFromJobTool>[1] & Record<string, unknown>),

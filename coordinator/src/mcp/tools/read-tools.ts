@@ -1,5 +1,5 @@
-import type { Job } from '@cutroom/shared/api';
-import { createSessionCall, downloadCall, getJobCall, jobEventsCall, smokeTestCall } from '../../service/index.ts';
+import type { Job, ListJobsQuery } from '@cutroom/shared/api';
+import { createSessionCall, downloadCall, getJobCall, jobEventsCall, listJobsCall, smokeTestCall } from '../../service/index.ts';
 import type { ProgressReport, ToolCall } from '../tool-call.ts';
 import type { ToolResult } from './tool-result.ts';
 import { mcpPaymentError } from './upload-tools.ts';
@@ -66,6 +66,12 @@ export async function transcriptTool(call: ToolCall, args: { job_id: string; for
   const r = await downloadCall(call.ctx, call.creds, args.job_id, 'transcript', args.format, { inline: true });
   if (r.kind === 'url') return { value: { job_id: args.job_id, format: args.format ?? 'srt', download_url: r.download_url } };
   return { value: { job_id: args.job_id, format: args.format ?? 'srt', content_type: r.contentType, transcript: r.body }, text: r.body };
+}
+
+/** list_jobs: one page of the session's jobs, newest first (the REST list's call). */
+export async function listJobsTool(call: ToolCall, args: ListJobsQuery & { session_token?: string }): Promise<ToolResult> {
+  const { session_token: _, ...query } = args;
+  return { value: await listJobsCall(call.ctx, call.creds, query) };
 }
 
 /** get_download_links: the job's outputs with fresh presigned links. */
