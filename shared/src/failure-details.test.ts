@@ -43,6 +43,17 @@ const EXAMPLES: [FailureDetail, string][] = [
     { code: 'subject_not_found', params: { found: ['s1', 's2'] } },
     'subject_id s7 was not found in this clip; subjects found: s1, s2 (run subject=auto and read the subjects output)',
   ],
+  [
+    { code: 'source_url', params: { reason: 'refused_address', range: 'link_local' } },
+    'the source_url (or a redirect from it) points to a link-local (cloud metadata) address: only public addresses are fetched',
+  ],
+  [{ code: 'source_url', params: { reason: 'too_large', max_bytes: 2 * 1024 ** 3 } }, 'the file at the source_url is larger than the limit of 2048 MiB'],
+  [{ code: 'source_url', params: { reason: 'http_status', http_status: 403 } }, 'the source_url answered HTTP 403, not the file'],
+  [
+    { code: 'source_url', params: { reason: 'not_media', looks_like: 'web_page' } },
+    'the file at the source_url is a web page, not audio or video: give the URL of the media file itself',
+  ],
+  [{ code: 'source_url', params: { reason: 'timed_out' } }, 'the source_url did not deliver the file within the time limit'],
 ];
 
 const request = { subject_id: 's7', segment_labels: [null, "the caller's label"] };
@@ -108,7 +119,7 @@ describe('failure details: the only things an agent can make a caller read', () 
 
   it('has a generic sentence for every user-blamed agent failure', () => {
     for (const code of AgentFailureCode.options.filter((c) => FAILURES[c].blame === 'user')) {
-      expect(reportedFailureMessage(code, undefined, {})).toMatch(/^the media /);
+      expect(reportedFailureMessage(code, undefined, {})).toMatch(code === 'source_url_failed' ? /^the source_url could not be fetched/ : /^the media /);
     }
   });
 });

@@ -52,6 +52,55 @@ const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, M4A, OGG/Opus, FLAC, AAC, WebM, MP4, MO
 
 const NOT_MEDIA = 'the uploaded file is not audio or video that ffprobe can read';
 
+/** Why a source_url was not fetched (render-agent pipelines/source-fetch.ts). */
+export const SourceUrlReason = z.enum([
+  'refused_address',
+  'refused_scheme',
+  'refused_url',
+  'unresolvable',
+  'too_many_redirects',
+  'http_status',
+  'too_large',
+  'timed_out',
+  'unreachable',
+  'not_media',
+]);
+export type SourceUrlReason = z.infer<typeof SourceUrlReason>;
+
+/** The classes of address a source_url may not reach (shared/src/net/public-address.ts), as a refusal names them. */
+export const RefusedRange = z.enum([
+  'loopback',
+  'private',
+  'link_local',
+  'unique_local',
+  'carrier_grade_nat',
+  'unspecified',
+  'multicast',
+  'broadcast',
+  'reserved',
+  'embeds_ipv4',
+  'other',
+]);
+export type RefusedRange = z.infer<typeof RefusedRange>;
+
+const RANGE_TEXT: Readonly<Record<RefusedRange, string>> = {
+  loopback: 'a loopback',
+  private: 'a private (RFC 1918)',
+  link_local: 'a link-local (cloud metadata)',
+  unique_local: 'a private IPv6 (unique-local)',
+  carrier_grade_nat: 'a carrier-grade NAT',
+  unspecified: 'an unspecified',
+  multicast: 'a multicast',
+  broadcast: 'a broadcast',
+  reserved: 'a reserved or documentation',
+  embeds_ipv4: 'an IPv6 address embedding an IPv4',
+  other: 'a non-public',
+};
+
+/** What a fetched file that is not media looked like (shared/src/media-sniff.ts), as far as the caller is told. */
+export const LooksLike = z.enum(['text', 'web_page', 'image', 'document', 'archive', 'other']);
+export type LooksLike = z.infer<typeof LooksLike>;
+
 const detail = <C extends string, P extends z.core.$ZodLooseShape>(code: C, params: P) =>
   z.strictObject({ code: z.literal(code), params: z.strictObject(params) });
 
@@ -82,6 +131,14 @@ export const FailureDetail = z.discriminatedUnion('code', [
   detail('ends_past_video', { segment: z.int().min(1).max(1000).optional(), end_seconds: Seconds, video_seconds: Seconds }),
   /** The subject the caller asked for (read from the job) is not among those detected in the clip. */
   detail('subject_not_found', { found: z.array(DetectedSubjectId).max(100) }),
+  /** The source_url was refused or its answer was not a media file we take. */
+  detail('source_url', {
+    reason: SourceUrlReason,
+    range: RefusedRange.optional(),
+    http_status: z.int().min(100).max(599).optional(),
+    max_bytes: z.int().positive().optional(),
+    looks_like: LooksLike.optional(),
+  }),
 ]);
 export type FailureDetail = z.infer<typeof FailureDetail>;
 export type FailureDetailCode = FailureDetail['code'];
@@ -105,6 +162,7 @@ type Entry<C extends FailureDetailCode> = {
 };
 
 export const FAILURE_DETAILS: { readonly [C in FailureDetailCode]: Entry<C> } = {
+  source_url: { failure: 'source_url_failed', render: (p) => sourceUrlText(p) },
   not_media: {
     failure: 'media_invalid',
     render: ({ reason }) =>
@@ -168,6 +226,39 @@ export const FAILURE_DETAILS: { readonly [C in FailureDetailCode]: Entry<C> } = 
         : null,
   },
 };
+
+const MIB = 1024 * 1024;
+
+/** The sentence of a source_url failure. */
+function sourceUrlText(p: Extract<FailureDetail, { code: 'source_url' }>['params']): string {
+  const head = 'the source_url';
+  switch (p.reason) {
+    case 'refused_address':
+      return `${head} (or a redirect from it) points to ${RANGE_TEXT[p.range ?? 'other']} address: only public addresses are fetched`;
+    case 'refused_scheme':
+      return `${head} (or a redirect from it) is not an https URL`;
+    case 'refused_url':
+      return `${head} (or a redirect from it) is not a URL that is fetched (credentials in it, or malformed)`;
+    case 'unresolvable':
+      return `${head}'s host name could not be resolved`;
+    case 'too_many_redirects':
+      return `${head} redirected too many times`;
+    case 'http_status':
+      return `${head} answered HTTP ${p.http_status ?? 'error'}, not the file`;
+    case 'too_large':
+      return `the file at ${head} is larger than the limit of ${p.max_bytes ? `${Math.round(p.max_bytes / MIB)} MiB` : 'the service'}`;
+    case 'timed_out':
+      return `${head} did not deliver the file within the time limit`;
+    case 'unreachable':
+      return `${head}'s server could not be reached or broke off the transfer`;
+    case 'not_media': {
+      const what = { text: 'text', web_page: 'a web page', image: 'an image', document: 'a document', archive: 'an archive', other: 'in no format we know' }[
+        p.looks_like ?? 'other'
+      ];
+      return `the file at ${head} is ${what}, not audio or video: give the URL of the media file itself`;
+    }
+  }
+}
 
 /** The detail's sentence, or null when it does not fit this failure code or this job. */
 export function renderFailureDetail(code: AgentFailureCode, detail: FailureDetail, request: CallerRequest): string | null {

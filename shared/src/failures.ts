@@ -72,6 +72,8 @@ const AGENT_FAILURES = [
   'media_invalid',
   'media_no_audio',
   'media_too_long',
+  // media by URL (source_url): the caller's URL was refused or could not be fetched as media
+  'source_url_failed',
   'source_unavailable',
   'output_upload_failed',
   'tool_failed',
@@ -126,6 +128,7 @@ export const FAILURES: Readonly<Record<FailureCode, FailureClass>> = {
   media_invalid: { reporter: 'agent', ...userFault },
   media_no_audio: { reporter: 'agent', ...userFault },
   media_too_long: { reporter: 'agent', ...userFault },
+  source_url_failed: { reporter: 'agent', ...userFault },
   source_unavailable: { reporter: 'agent', ...ourFault },
   output_upload_failed: { reporter: 'agent', ...ourFault },
   tool_failed: { reporter: 'agent', ...ourFault },
@@ -155,6 +158,7 @@ const UNDETAILED: Readonly<Partial<Record<FailureCode, string>>> = {
   media_invalid: 'the media could not be read',
   media_no_audio: 'the media has no audio stream, so there is nothing to transcribe',
   media_too_long: `the media is longer than the limit of ${(LIMITS.mediaMaxSeconds / 3600).toFixed(0)} h`,
+  source_url_failed: 'the source_url could not be fetched as a media file',
 };
 
 /**

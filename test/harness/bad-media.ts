@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
-import { mp4Bytes } from '../../coordinator/src/testing/media-bytes.ts';
+import { mp4Bytes } from '@cutroom/shared/testing/media-bytes';
 
 /**
  * Bad input for test/bad-media.test.ts, made small and fast with ffmpeg (every file is under a few

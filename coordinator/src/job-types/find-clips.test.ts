@@ -3,7 +3,7 @@ import { claimJob } from '../agents/claim.ts';
 import { MCP_TOOLS } from '../mcp/catalog.ts';
 import { completeUploadCall, createSessionCall } from '../service/index.ts';
 import { jobRow } from '../testing/engine-ctx.ts';
-import { mp4Bytes } from '../testing/media-bytes.ts';
+import { mp4Bytes } from '@cutroom/shared/testing/media-bytes';
 import { startTestApp } from '../testing/test-app.ts';
 
 /** find_clips' `target` from the request to the agent's assignment, over REST on the engine (PGlite, manual clock). */

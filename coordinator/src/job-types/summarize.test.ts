@@ -7,7 +7,7 @@ import { claimJob } from '../agents/claim.ts';
 import { jobOutputs } from '../db/schema.ts';
 import { completeUploadCall, createJobCall, createSessionCall } from '../service/index.ts';
 import { createEngineCtx, type EngineCtx, jobRow } from '../testing/engine-ctx.ts';
-import { mp4Bytes, wavBytes } from '../testing/media-bytes.ts';
+import { mp4Bytes, wavBytes } from '@cutroom/shared/testing/media-bytes';
 
 /** summarize through the engine (PGlite, manual clock): prices, the request, the claim, the probe check, completion. */
 let ctx: EngineCtx;

@@ -10,7 +10,7 @@ import { leasePass } from '../sweeper/lease-pass.ts';
 import { sweepOnce, sweepPolicy } from '../sweeper/sweeper.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
 import { jobBlobWriteCheck } from './blob-write-guard.ts';
-import { wavBytes } from '../testing/media-bytes.ts';
+import { wavBytes } from '@cutroom/shared/testing/media-bytes';
 
 // The local store's routes with the job check the coordinator injects: a signed PUT writes only
 // while what it was signed for is still open.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJobCall, createSessionCall, completeUploadCall, uploadUrlCall } from '../service/index.ts';
 import { createEngineCtx, jobRow, type EngineCtx } from '../testing/engine-ctx.ts';
-import { wavBytes } from '../testing/media-bytes.ts';
+import { wavBytes } from '@cutroom/shared/testing/media-bytes';
 
 let ctx: EngineCtx;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import type { BlobHead } from '../storage/blob-store.ts';
 import { reloadJob, uploadKeyOf } from './job-access.ts';
 import { uploadUrlExpiry } from './open-job-expiry.ts';
 import { isActive } from './transitions.ts';
-import { SNIFF_BYTES, sniffMedia } from './media-sniff.ts';
+import { SNIFF_BYTES, sniffMedia } from '@cutroom/shared/media-sniff';
 
 export function requireUploadJob(job: JobRow): void {
   if (!takesUpload(job.jobType)) {
@@ -57,7 +57,7 @@ async function checkSize(ctx: Ctx, key: string, head: BlobHead): Promise<void> {
 }
 
 /**
- * The upload must be audio or video by its first bytes (jobs/media-sniff.ts): a text file, an
+ * The upload must be audio or video by its first bytes (shared/src/media-sniff.ts): a text file, an
  * image or a document is refused now, with a 400 that says what it looks like, instead of failing
  * minutes later at the agent's probe. The bad file is deleted and the job stays open (paid,
  * `uploading`): the caller PUTs the recording again and calls complete-upload; a job never

@@ -9,7 +9,7 @@ import { completeUploadCall, createJobCall, createSessionCall, deleteOutputCall,
 import { BlobDeleteError } from '../storage/blob-store.ts';
 import { createEngineCtx, jobRow, queueTranscribeJob, type EngineCtx } from '../testing/engine-ctx.ts';
 import { sweepOnce, sweepPolicy } from './sweeper.ts';
-import { wavBytes } from '../testing/media-bytes.ts';
+import { wavBytes } from '@cutroom/shared/testing/media-bytes';
 
 let ctx: EngineCtx;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { natsAuthKeys, newNatsAuthSeeds } from '../nats-auth/keys.ts';
 import { LocalBlobStore } from '../storage/local-blob-store.ts';
 import { pgliteTemplate } from './pglite-template.ts';
 import { eq, sql } from 'drizzle-orm';
-import { mp4Bytes, wavBytes } from './media-bytes.ts';
+import { mp4Bytes, wavBytes } from '@cutroom/shared/testing/media-bytes';
 
 export type EngineCtx = Ctx & {
   clock: ReturnType<typeof createManualClock>;

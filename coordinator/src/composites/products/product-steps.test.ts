@@ -7,7 +7,7 @@ import { createEngineCtx, jobRow, type EngineCtx } from '../../testing/engine-ct
 import { candidate, clipsOf, completeFindClips, endChild, productCreds } from '../../testing/product-kit.ts';
 import { compositeRuns, driveComposite, STEP_LEASE_MS, STEP_RETRY_MS } from '../steps.ts';
 import { runProductStep } from './product-steps.ts';
-import { mp4Bytes } from '../../testing/media-bytes.ts';
+import { mp4Bytes } from '@cutroom/shared/testing/media-bytes';
 
 /**
  * Agent products with billing off (the zero-config default: free, like every job type): the

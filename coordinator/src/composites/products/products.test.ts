@@ -15,7 +15,7 @@ import { compositeRuns, driveComposite } from '../steps.ts';
 import { startStepWorker } from '../../durable/step-worker.ts';
 import { captureDue } from './product-steps.ts';
 import type { Settle } from './product-params.ts';
-import { mp4Bytes } from '../../testing/media-bytes.ts';
+import { mp4Bytes } from '@cutroom/shared/testing/media-bytes';
 
 const WEBHOOK_SECRET = 'whsec_product_test_0123456789';
 

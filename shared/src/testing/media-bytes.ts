@@ -1,5 +1,5 @@
 /**
- * The smallest uploads complete-upload takes as media (jobs/media-sniff.ts reads their
+ * The smallest uploads complete-upload takes as media (shared/src/media-sniff.ts reads their
  * signatures): a WAV header with a little silence, and an MP4 that is only its `ftyp` box. Engine
  * tests run no agent, so nothing ever decodes them.
  */

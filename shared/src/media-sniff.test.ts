@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mp4Bytes, wavBytes } from '../testing/media-bytes.ts';
+import { mp4Bytes, wavBytes } from './testing/media-bytes.ts';
 import { sniffMedia } from './media-sniff.ts';
 
 const id3Mp3 = () => Buffer.concat([Buffer.from('ID3'), Buffer.from([4, 0, 0, 0, 0, 0, 0]), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(400)]);
@@ -27,10 +27,21 @@ describe('sniffMedia', () => {
   });
 
   it('refuses text, images, documents and bytes it cannot name, saying what they look like', async () => {
-    expect(await sniffMedia(Buffer.from('Meeting notes\n- buy milk\n- call Ana at 10:30\n'))).toEqual({ isMedia: false, looksLike: 'text' });
-    expect(await sniffMedia(png())).toEqual({ isMedia: false, looksLike: 'a .png file (image/png)' });
-    expect(await sniffMedia(Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'))).toMatchObject({ isMedia: false, looksLike: expect.stringContaining('pdf') });
-    expect(await sniffMedia(noise())).toEqual({ isMedia: false, looksLike: 'in no format we know' });
+    expect(await sniffMedia(Buffer.from('Meeting notes\n- buy milk\n- call Ana at 10:30\n'))).toEqual({ isMedia: false, looksLike: 'text', kind: 'text' });
+    expect(await sniffMedia(png())).toEqual({ isMedia: false, looksLike: 'a .png file (image/png)', kind: 'image' });
+    expect(await sniffMedia(Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n'))).toMatchObject({
+      isMedia: false,
+      looksLike: expect.stringContaining('pdf'),
+      kind: 'document',
+    });
+    expect(await sniffMedia(noise())).toEqual({ isMedia: false, looksLike: 'in no format we know', kind: 'other' });
+    // The page of a video rather than its file (a media URL's most common mistake).
+    expect(await sniffMedia(Buffer.from('<!DOCTYPE html>\n<html><head><title>My talk</title></head>'))).toEqual({
+      isMedia: false,
+      looksLike: 'a web page (HTML)',
+      kind: 'web_page',
+    });
+    expect(await sniffMedia(Buffer.from([0x50, 0x4b, 0x03, 0x04, ...Buffer.alloc(60)]))).toMatchObject({ isMedia: false, kind: 'archive' });
     expect(await sniffMedia(Buffer.alloc(0))).toMatchObject({ isMedia: false });
   });
 });
