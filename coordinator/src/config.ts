@@ -206,6 +206,31 @@ const EnvSchema = z.object({
     .default(3600),
   /** Largest accepted upload. @default 2 GiB */
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(LIMITS.uploadMaxBytes),
+  /**
+   * Media by URL: whether a job's source_url may be http (not only https). Plain http lets anyone on
+   * the path change what is fetched. @default false
+   */
+  SOURCE_URL_ALLOW_HTTP: z.stringbool().default(false),
+  /**
+   * A test setting, never for production: exact IP addresses a source_url may name although they are
+   * not public (the flows' local HTTP server), comma-separated; agents have their own. @default none
+   */
+  SOURCE_URL_TEST_ALLOW_ADDRESSES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
+  /** Media by URL: how long an agent's whole fetch of a source_url may take (at most UPLOAD_MAX_BYTES). @default 900000 (15 min) */
+  SOURCE_URL_FETCH_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(6 * 3600_000)
+    .default(900_000),
   /** Agent lease; agents renew at half. @default 30000 */
   LEASE_MS: z.coerce.number().int().min(2000).default(30_000),
   /**

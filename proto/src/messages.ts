@@ -102,7 +102,23 @@ export const OutputTarget = z.object({ put_url: z.url(), content_type: z.string(
 export type OutputTarget = z.infer<typeof OutputTarget>;
 
 /** Where the source comes from: a presigned GET of the stored upload (or the parent job's source). */
-export const SourceRef = z.object({ get_url: z.url(), content_type: z.string(), size: z.number().int().nullable() });
+/**
+ * Media by URL: the agent fetches `url` itself (shared/src/net/guarded-request.ts: public addresses
+ * only, pinned, redirects re-checked; at most `max_bytes`, within `timeout_ms`; http only when
+ * `allow_http`), checks it is media, and stores it at `put` (this attempt's own key: the
+ * coordinator records it as the job's source when the attempt completes).
+ */
+export const RemoteSourceRef = z.object({
+  url: z.url().max(2048),
+  max_bytes: z.number().int().positive(),
+  timeout_ms: z.number().int().positive(),
+  allow_http: z.boolean(),
+  put: OutputTarget,
+});
+export type RemoteSourceRef = z.infer<typeof RemoteSourceRef>;
+
+/** Where the job's media is: a presigned GET of the stored source, or (`fetch`) a caller's URL the agent fetches first. */
+export const SourceRef = z.object({ get_url: z.url(), content_type: z.string(), size: z.number().int().nullable(), fetch: RemoteSourceRef.optional() });
 export type SourceRef = z.infer<typeof SourceRef>;
 
 /** Fields every assignment carries, whatever its job type. */

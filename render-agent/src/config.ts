@@ -172,6 +172,11 @@ const AgentEnv = z.object({
    * at least 2 cores and 4 GB (a short transcribe does not wait for a long summarize), else one job in all
    */
   AGENT_SLOTS: z.string().optional(),
+  /**
+   * A test setting, never for production: exact IP addresses a source_url may reach although they
+   * are not public (the flows' local HTTP server on 127.0.0.1), comma-separated. @default none
+   */
+  SOURCE_URL_TEST_ALLOW_ADDRESSES: z.string().optional(),
   /** pino level. @default info */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ...LlmEnv.shape,
@@ -204,6 +209,12 @@ export const AgentConfig = AgentEnv.superRefine(modelNamedWithEndpoint).transfor
   },
   resultRetryMaxMs: e.RESULT_RETRY_MAX_MS,
   slots: e.AGENT_SLOTS,
+  sourceFetch: {
+    allowAddresses: (e.SOURCE_URL_TEST_ALLOW_ADDRESSES ?? '')
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+  },
   llm: toLlmConfig(e),
   logLevel: e.LOG_LEVEL,
 }));

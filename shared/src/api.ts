@@ -46,6 +46,14 @@ export const CreateJobRequest = z.strictObject({
   ),
   filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
   content_type: z.string().min(1).max(255).optional(),
+  source_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe(
+      "transcribe, summarize, find_clips (a cutroom extension): the https URL of the media file itself (not of a page showing it) instead of an upload. content_type is still required and sets the price; filename defaults to the URL path's last part. " +
+        'Started by POST /jobs/{id}/process (which takes the payment while unpaid): an agent fetches the URL (public addresses only, at most the upload size limit, within the fetch time limit), checks the file is audio or video, and processes it; a refused or failed fetch, or media of another kind than content_type, fails the job and refunds it, saying why',
+    ),
   query: z.string().min(1).max(LIMITS.queryMaxChars).optional(),
   target: ClipTarget.optional().describe(
     'find_clips: what the candidates are sized for: short (15-60 s, stories and shorts), medium (60-180 s, reels), long (120-300 s). Omitted: 2-5 minutes, or, when no topic of the recording lasts 2 minutes, candidates that fit its topics. A candidate never crosses a topic boundary',

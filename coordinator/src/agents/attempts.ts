@@ -11,6 +11,8 @@ import { addMs } from '../lib/clock.ts';
 import { endAttempt } from '../jobs/end-attempt.ts';
 import { failJob } from '../jobs/fail-job.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
+import { urlSourceKeyOf } from '../jobs/url-source.ts';
+import { sourceUrlOf } from '../job-types/upload-common.ts';
 import { nudgeParent } from '../composites/steps.ts';
 import { requeueJob } from '../jobs/requeue-job.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
@@ -166,12 +168,24 @@ async function checkResult(ctx: Ctx, job: JobRow, r: CompleteRequest): Promise<R
  * (requeued, or failed and refunded after MAX_ATTEMPTS) and the call answers 409 stale: the
  * attempt is over, so the agent stops instead of retrying a result that cannot succeed.
  */
+/**
+ * For a job whose media came from its source_url and has no source yet: the file this attempt
+ * stored (its key and size), or null when it stored none. Undefined for every other job.
+ */
+async function fetchedSource(ctx: Ctx, job: JobRow, attemptId: string): Promise<{ key: string; size: number } | null | undefined> {
+  if (sourceUrlOf(job) === null || job.sourceKey) return undefined;
+  const key = urlSourceKeyOf(job.id, attemptId);
+  const head = await ctx.blobs.head(key);
+  return head ? { key, size: head.size } : null;
+}
+
 export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<void> {
   await refuseOthersAttempt(ctx, r);
   const [job] = await ctx.db.select().from(jobs).where(eq(jobs.id, r.job_id)).limit(1);
   if (!job || job.currentAttemptId !== r.attempt_id) throw stale(r);
   if (job.status === 'completed') return;
-  const check = await checkResult(ctx, job, r);
+  const fetched = await fetchedSource(ctx, job, r.attempt_id);
+  const check = fetched === null ? { ok: false as const, reason: 'the file fetched from the source_url was not stored' } : await checkResult(ctx, job, r);
   if (!check.ok) {
     const outcome = await endWithFailure(ctx, r, 'output_invalid', check.reason);
     if (!outcome) throw stale(r);
@@ -190,6 +204,8 @@ export async function completeAttempt(ctx: Ctx, r: CompleteRequest): Promise<voi
       where: fenceOf(r),
       patch: {
         ...check.patch,
+        // Media by URL: what this attempt fetched and stored is the job's source from now on (cuts read it).
+        ...(fetched && { sourceKey: fetched.key, fileSize: fetched.size }),
         completedAt: now,
         expiresAt: addMs(now, def.facts.retentionHours * 3600_000),
         leaseExpiresAt: null,

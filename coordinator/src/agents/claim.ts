@@ -11,6 +11,8 @@ import { failJob } from '../jobs/fail-job.ts';
 import { nudgeParent } from '../composites/steps.ts';
 import { addMs } from '../lib/clock.ts';
 import { outputKeyOf } from '../jobs/job-access.ts';
+import { urlSourceKeyOf } from '../jobs/url-source.ts';
+import { sourceUrlOf } from '../job-types/upload-common.ts';
 import { type AssignmentInputs, filesOf } from '../job-types/definition.ts';
 import { definitionOf } from '../job-types/agent-types.ts';
 import { AGENT_LIVE_MS } from '../operators/agent-state.ts';
@@ -62,7 +64,7 @@ export async function claimJob(ctx: Ctx, req: ClaimRequest): Promise<ClaimRespon
   });
   if (!job) return { v: 1, claimed: false, reason: 'job is not waiting for an agent' };
 
-  const inputs = await inputsOf(ctx, job, assignmentUrlTtlSeconds(ctx.config));
+  const inputs = await inputsOf(ctx, job, attemptId, assignmentUrlTtlSeconds(ctx.config));
   if (!inputs) {
     // The parent lost its source before any agent read it (a derivative paid through checkout
     // after the parent expired): nothing can ever be cut; fail it, refunded, instead of a loop.
@@ -108,8 +110,28 @@ async function buildAssignment(ctx: Ctx, job: JobRow, attemptId: string, inputs:
  * What a job works from: its own upload, or for derivatives its parent's source (and the parent's
  * transcript v2, which cuts re-time). Null when a derivative's parent no longer holds its source.
  */
-async function inputsOf(ctx: Ctx, job: JobRow, ttl: number): Promise<AssignmentInputs | null> {
+async function inputsOf(ctx: Ctx, job: JobRow, attemptId: string, ttl: number): Promise<AssignmentInputs | null> {
   const presign = (key: string) => ctx.blobs.presignGet(key, { expiresInSeconds: ttl });
+  const sourceUrl = sourceUrlOf(job);
+  if (sourceUrl !== null && !job.sourceKey) {
+    // Media by URL: the agent fetches it and stores it under this attempt (what a completed attempt stored becomes the job's source).
+    const key = urlSourceKeyOf(job.id, attemptId);
+    return {
+      source: {
+        get_url: await presign(key),
+        content_type: job.contentType,
+        size: null,
+        fetch: {
+          url: sourceUrl,
+          max_bytes: ctx.config.UPLOAD_MAX_BYTES,
+          timeout_ms: ctx.config.SOURCE_URL_FETCH_TIMEOUT_MS,
+          allow_http: ctx.config.SOURCE_URL_ALLOW_HTTP,
+          put: { key, content_type: job.contentType, put_url: await ctx.blobs.presignPut(key, { expiresInSeconds: ttl, contentType: job.contentType }) },
+        },
+      },
+      parentWordsUrl: null,
+    };
+  }
   if (!job.sourceJobId) {
     if (!job.sourceKey) throw new Error(`queued job ${job.id} has no source`);
     return { source: { get_url: await presign(job.sourceKey), content_type: job.contentType, size: job.fileSize }, parentWordsUrl: null };

@@ -8,7 +8,16 @@ import { outputFiles } from './contract-files.ts';
 import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 
-const FindClipsRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, query: true, target: true, thread_id: true, title: true });
+const FindClipsRequest = CreateJobRequest.pick({
+  filename: true,
+  content_type: true,
+  source_url: true,
+  language: true,
+  query: true,
+  target: true,
+  thread_id: true,
+  title: true,
+});
 
 /**
  * find_clips: an upload → its transcript (a free byproduct, every format) → clip candidates,
@@ -24,7 +33,7 @@ export const findClipsJob: JobTypeDefinition<'find_clips'> = {
     title: 'Find the best clips in a video',
     description:
       'START HERE for clips from a video: transcribes it (the transcript comes free: do not call transcribe first) and returns ranked clip candidates (title, hook, summary, score, full text; clips v1 JSON), each inside one topic of the talk: 2-5 minutes by default, or sized by target (short 15-60 s for stories and shorts, medium 60-180 s for reels, long 120-300 s). With query, finds the moments matching it instead. Then cut chosen candidates with extract_vertical_clip, extract_clip, clips_vertical, clips_horizontal or clips_from_job, naming this job as source_job_id: no re-upload. To upload and get finished clips in one purchase use clips_from_video or clips_youtube.',
-    required: ['filename', 'content_type'],
+    required: ['content_type'],
     rank: 1,
   },
   request: FindClipsRequest,

@@ -1,6 +1,7 @@
 import { availableJobTypes } from '@cutroom/shared/job-types';
 import type { Tx } from '../db/database.ts';
-import type { JobPatch, JobRow } from '../db/schema.ts';
+import { eq } from 'drizzle-orm';
+import { type JobPatch, type JobRow, jobs } from '../db/schema.ts';
 import { sourceKeyOf } from '../jobs/job-access.ts';
 import { transitionJob } from '../jobs/transition-job.ts';
 import { AppError } from '../lib/app-error.ts';
@@ -9,6 +10,7 @@ import type { JobTypeDefinition } from './definition.ts';
 import type { CoordinatorRunDefinition } from './entry.ts';
 import { entryOf, factsOf } from './registry.ts';
 import { queueAgentJob } from './start-agent-job.ts';
+import { sourceUrlOf } from './upload-common.ts';
 
 /**
  * What happens to a job at each point of its life, by its registry entry (registry.ts): the
@@ -40,8 +42,17 @@ export const takesUpload = (type: string): boolean => factsOf(type).input.kind =
 export async function startPaidJob(tx: Tx, job: { id: string; jobType: string }, now: Date, reason: string, patch: JobPatch): Promise<JobRow | null> {
   const entry = entryOf(job.jobType);
   if (entry.runner === 'composite') return entry.definition.paid(tx, job.id, now, reason, patch);
-  if (takesUpload(job.jobType)) return transitionJob(tx, { jobId: job.id, from: 'pending', to: 'uploading', reason, now, patch });
+  if (takesUpload(job.jobType)) {
+    // Media by URL: nothing to upload, so paying starts it (the agent fetches the source_url).
+    if (await fetchesSourceUrl(tx, job.id)) return queueAgentJob(tx, job, { from: 'pending', now, reason: `${reason}; source_url fetch queued`, patch });
+    return transitionJob(tx, { jobId: job.id, from: 'pending', to: 'uploading', reason, now, patch });
+  }
   return startDerivative(tx, job, now, `${reason} and started`, patch);
+}
+
+async function fetchesSourceUrl(tx: Tx, jobId: string): Promise<boolean> {
+  const [row] = await tx.select({ params: jobs.params }).from(jobs).where(eq(jobs.id, jobId)).limit(1);
+  return row !== undefined && sourceUrlOf(row) !== null;
 }
 
 /**

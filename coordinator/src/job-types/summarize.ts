@@ -7,7 +7,7 @@ import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 import { transcribe } from './transcribe.ts';
 
-const SummarizeRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, thread_id: true, title: true });
+const SummarizeRequest = CreateJobRequest.pick({ filename: true, content_type: true, source_url: true, language: true, thread_id: true, title: true });
 
 /**
  * summarize: an audio or video upload → its transcript (a free byproduct, every format) and a
@@ -21,7 +21,7 @@ export const summarizeJob: JobTypeDefinition<'summarize'> = {
   mcp: {
     title: 'Summarize audio or video',
     description: 'Transcript plus a summary (overview, key points with evidence, chapters; summary v1 JSON) of an audio or video upload.',
-    required: ['filename', 'content_type'],
+    required: ['content_type'],
     rank: 3,
   },
   request: SummarizeRequest,

@@ -7,7 +7,7 @@ import { TRANSCRIPT_ROLE } from './transcript-role.ts';
 import { languageOf, prepareUpload } from './upload-common.ts';
 
 /** Fields a transcribe request takes besides job_type. */
-const TranscribeRequest = CreateJobRequest.pick({ filename: true, content_type: true, language: true, thread_id: true, title: true });
+const TranscribeRequest = CreateJobRequest.pick({ filename: true, content_type: true, source_url: true, language: true, thread_id: true, title: true });
 
 /**
  * transcribe: an audio or video upload → SRT and word-level JSON (transcript v2). Queued as
@@ -20,7 +20,7 @@ export const transcribe: JobTypeDefinition<'transcribe'> = {
     title: 'Transcribe audio or video',
     description:
       'Transcript of an audio or video upload (SRT, VTT, TXT, JSON v1, word-level JSON v2, and the edit format) with get_transcript. For clips, call find_clips instead (it includes the transcript).',
-    required: ['filename', 'content_type'],
+    required: ['content_type'],
     rank: 2,
   },
   request: TranscribeRequest,

@@ -6,6 +6,7 @@ import { eq } from 'drizzle-orm';
 import { jobOutputs, sessions } from '../db/schema.ts';
 import type { CoordinatorRunDefinition } from '../job-types/entry.ts';
 import { creatableEntry } from '../job-types/lifecycle.ts';
+import { sourceUrlRefusal } from '../job-types/upload-common.ts';
 import type { JobTypeDefinition, ParentView, PreparedJob } from '../job-types/definition.ts';
 import type { JobType } from '@cutroom/shared/job-types';
 import { AppError } from '../lib/app-error.ts';
@@ -142,6 +143,11 @@ export async function createUploadJob(
   job: { id: string; jobType: JobType; prepared: PreparedJob; description: string; request: unknown },
 ): Promise<CreatedJob> {
   const { id, prepared } = job;
+  // Media by URL: no upload; POST /jobs/{id}/process (paying while unpaid) starts the agent's fetch.
+  const sourceUrl = typeof prepared.params['source_url'] === 'string' ? prepared.params['source_url'] : null;
+  const refusal =
+    sourceUrl && sourceUrlRefusal(sourceUrl, { allowHttp: ctx.config.SOURCE_URL_ALLOW_HTTP, allowAddresses: ctx.config.SOURCE_URL_TEST_ALLOW_ADDRESSES });
+  if (refusal) throw new AppError('invalid_request', refusal);
   const now = ctx.clock.now();
   const values = newJobRow(id, job.jobType, prepared, now);
   const estimate = await creationEstimate(ctx, job.jobType);
@@ -149,7 +155,7 @@ export async function createUploadJob(
     job_id: id,
     job_type: job.jobType,
     price_cents: prepared.price.cardCents,
-    next_endpoint: 'upload-url' as const,
+    next_endpoint: sourceUrl ? ('process' as const) : ('upload-url' as const),
     ...(estimate && { estimate }),
   };
 

@@ -76,7 +76,8 @@ const withSession = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...s
 const PAY_NOTE =
   'Paid: with billing on, the first call answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges and, wherever the card rail can take the price, a hosted card checkout_url for browser hosts with the job_id it pays (called without a session, also the session_token that owns that job: keep it, it is given only there); repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid at its checkout_url continues with get_upload_url (uploads) or get_job_status (cuts and clip batches start once paid; repeating the call would create another job), with that job_id and session_token.';
 const UPLOAD_NOTE =
-  'Returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed.';
+  'Give filename and content_type to upload: returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed. ' +
+  'Or give source_url (the https URL of the media file itself) and content_type instead of uploading: the job starts at once (the service fetches the file); then call get_job_status with wait_seconds.';
 const CUT_NOTE = 'Runs at once (no upload): then call get_job_status with wait_seconds until completed; outputs carry download links.';
 
 /**

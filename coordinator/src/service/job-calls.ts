@@ -6,6 +6,8 @@ import { describeJob } from '../jobs/job-view.ts';
 import { payIfDue } from '../jobs/pay-job.ts';
 import { processJob, requireDerivativeJob } from '../jobs/process-job.ts';
 import { completeUpload, getUploadUrl, requireUploadJob } from '../jobs/upload.ts';
+import { refuseUploadOfUrlJob, startUrlJob } from '../jobs/url-source.ts';
+import { sourceUrlOf } from '../job-types/upload-common.ts';
 import type { JobRow } from '../db/schema.ts';
 import { AppError } from '../lib/app-error.ts';
 import { checkoutFor } from '../payments/checkout.ts';
@@ -43,6 +45,7 @@ function refuseExpired(job: JobRow): void {
 export async function uploadUrlCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; upload_url: string }>> {
   const job = await jobForGatedCall(ctx, creds, jobId);
   requireUploadJob(job);
+  refuseUploadOfUrlJob(job);
   refuseExpired(job);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: await getUploadUrl(ctx, paid.job), receipt: paid.receipt };
@@ -52,14 +55,17 @@ export async function uploadUrlCall(ctx: Ctx, creds: Credentials, jobId: string)
 export async function completeUploadCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
   const job = await jobForGatedCall(ctx, creds, jobId);
   requireUploadJob(job);
+  refuseUploadOfUrlJob(job);
   refuseExpired(job);
   const paid = await payIfDue(ctx, job, paymentInputOf(ctx, creds));
   return { value: await completeUpload(ctx, paid.job), receipt: paid.receipt };
 }
 
-/** Pays for (402 while unpaid) and starts a no-upload derivative, in one call. */
+/** Pays for (402 while unpaid) and starts a no-upload derivative, or a job whose media is fetched from its source_url, in one call. */
 export async function processCall(ctx: Ctx, creds: Credentials, jobId: string): Promise<Served<{ job_id: string; status: 'processing' }>> {
   const job = await jobForGatedCall(ctx, creds, jobId);
+  // Media by URL: process starts the agent's fetch (jobs/url-source.ts).
+  if (sourceUrlOf(job) !== null) return startUrlJob(ctx, job, paymentInputOf(ctx, creds));
   requireDerivativeJob(job);
   return processJob(ctx, job, paymentInputOf(ctx, creds));
 }

@@ -8,6 +8,7 @@ import { transcribeWithWhisper } from '../executors/whisper.ts';
 import { elapsedSeconds } from './attempt-stats.ts';
 import { reportStage } from './fenced-calls.ts';
 import { downloadSource } from './http-transfer.ts';
+import { fetchRemoteSource } from './source-fetch.ts';
 import type { PipelineContext } from './pipeline.ts';
 import { type LimitedStage, runWithinLimit, stageLimitMs } from './stage-limit.ts';
 
@@ -45,9 +46,16 @@ export async function transcribeSource(dir: string, p: TranscribeSourceParams, s
   const within = withinLimit(ctx, signal);
   const source = path.join(dir, 'source');
   const audio = path.join(dir, 'audio.wav');
-  const sourceBytes = await downloadSource(p.source.get_url, source, p.source.size, signal, clock);
-  log.info({ bytes: sourceBytes }, 'source downloaded');
-  progress.report('extracting_audio', 0);
+  // Media by URL: the first half of extracting_audio's progress is the fetch (by bytes, when the server says how many).
+  const fetched = p.source.fetch;
+  const sourceBytes = fetched
+    ? await fetchRemoteSource(fetched, source, signal, clock, config.sourceFetch, (received, total) =>
+        progress.report('extracting_audio', total ? (0.5 * received) / total : 0),
+      )
+    : await downloadSource(p.source.get_url, source, p.source.size, signal, clock);
+  log.info({ bytes: sourceBytes, fetched: Boolean(fetched) }, fetched ? 'source_url fetched and stored' : 'source downloaded');
+  const base = fetched ? 0.5 : 0;
+  progress.report('extracting_audio', base);
   const media: MediaInfo = await within('probe', 0, (s) => probeMedia(config.ffprobePath, source, s));
   assertTranscribable(media);
   log.info({ media }, 'source probed');
@@ -58,7 +66,7 @@ export async function transcribeSource(dir: string, p: TranscribeSourceParams, s
       output: audio,
       durationSeconds: media.duration_seconds,
       signal: s,
-      onProgress: (f) => progress.report('extracting_audio', f),
+      onProgress: (f) => progress.report('extracting_audio', base + (1 - base) * f),
     }),
   );
   progress.report('extracting_audio', 1);

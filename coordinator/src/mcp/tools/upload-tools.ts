@@ -8,12 +8,14 @@ import {
   type OpenedUploadJob,
   openUploadJobCall,
   PaymentRequiredError,
+  processCall,
   PaymentRequiredWithCheckout,
   type Served,
   uploadUrlCall,
 } from '../../service/index.ts';
 import { type PaymentContext, paymentErrorToMcp } from '../payment.ts';
 import { paidJobOf, type ToolCall } from '../tool-call.ts';
+import { AppError } from '../../lib/app-error.ts';
 import { NEXT, type ToolResult } from './tool-result.ts';
 
 /** The tool's arguments as the create request (session_token is the transport's, not the job's). */
@@ -82,6 +84,42 @@ export async function uploadStep(call: ToolCall, jobId: string, created?: Partia
   }
 }
 
+/**
+ * A job created with a source_url (media by URL): started (and paid while unpaid) by the call REST's
+ * POST process makes: the agent fetches the URL. Unpaid and no credential → -32042 naming the job.
+ */
+export async function startStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+  try {
+    const served = await processCall(call.ctx, call.creds, jobId);
+    return {
+      value: {
+        job_id: jobId,
+        ...(created?.job_type && { job_type: created.job_type }),
+        ...(created?.price_cents !== undefined && { price_cents: created.price_cents }),
+        payment_status: 'paid',
+        status: served.value.status,
+        ...(call.newSessionToken && { session_token: call.newSessionToken }),
+        next: NEXT.wait,
+      },
+      receipt: served.receipt,
+    };
+  } catch (err) {
+    throw await mcpPaymentError(call, err, paymentContextOf({ ...created, job_id: jobId }, call, { next: NEXT.payStart }));
+  }
+}
+
+/** The next step of a created upload tool job: its upload URL, or for a source_url its start. */
+async function nextStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+  if (created?.next_endpoint === 'process') return startStep(call, jobId, created);
+  try {
+    return await uploadStep(call, jobId, created);
+  } catch (err) {
+    // The paid retry of a source_url job (only its id is known here): it takes no upload.
+    if (err instanceof AppError && err.code === 'wrong_endpoint' && err.next?.call === 'process') return startStep(call, jobId, created);
+    throw err;
+  }
+}
+
 /** Creates the job of an upload tool with the given credentials (a job type, or an agent product). */
 export type CreateUploadJob = (creds: Credentials) => Promise<Served<CreateJobResponse>>;
 
@@ -95,7 +133,7 @@ export type CreateUploadJob = (creds: Credentials) => Promise<Served<CreateJobRe
  */
 export async function uploadCreateTool(call: ToolCall, create: CreateUploadJob): Promise<ToolResult> {
   const paid = paidJobOf(call);
-  if (paid) return uploadStep(call, paid);
+  if (paid) return nextStep(call, paid);
   let opened: OpenedUploadJob;
   try {
     opened = await openUploadJobCall(call.ctx, call.creds, create);
@@ -107,11 +145,11 @@ export async function uploadCreateTool(call: ToolCall, create: CreateUploadJob):
   const { created, creds, newSession } = opened;
   if (opened.paidAtCreation) {
     // Paid at creation: the upload URL is asked for with the new session, nothing left to pay.
-    const next = await uploadStep({ ...call, creds, credential: null }, created.value.job_id, created.value);
+    const next = await nextStep({ ...call, creds, credential: null }, created.value.job_id, created.value);
     return { value: { ...next.value, session_id: newSession?.session_id, session_token: newSession?.session_token }, receipt: created.receipt };
   }
   if (newSession) Object.assign(call, { creds, newSessionToken: newSession.session_token });
-  return uploadStep(call, created.value.job_id, created.value);
+  return nextStep(call, created.value.job_id, created.value);
 }
 
 /** transcribe, summarize, find_clips. */
