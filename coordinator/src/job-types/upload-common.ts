@@ -68,7 +68,7 @@ function filenameOf(url: URL): string {
   } catch {
     // keep it encoded
   }
-  return name.replace(/[\u0000-\u001f/\\]/g, '_').slice(0, 200) || 'media';
+  return name.replace(/[\p{Cc}/\\]/gu, '_').slice(0, 200) || 'media';
 }
 
 /** The caller's source_url of a job created with one (media by URL), else null. */
