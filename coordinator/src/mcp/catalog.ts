@@ -39,7 +39,28 @@ export interface ToolEntry {
   streams?: boolean;
   /** The REST rate-limit group each call counts in (http/rate-limit.ts): creating and paying are limited, reading is not. */
   limit?: RateLimitGroup;
+  /** MCP tool annotations: hints a host shows or acts on (confirming a paid call, retrying a read), set truthfully per tool. */
+  hints: ToolHints;
 }
+
+/** MCP's tool annotations (2025-03-26 and later): what a call does to the world. */
+export interface ToolHints {
+  /** Changes nothing (a read). */
+  readOnlyHint: boolean;
+  /** May delete or overwrite what the caller has (only meaningful when not read-only). */
+  destructiveHint: boolean;
+  /** Repeating the call with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** Reaches beyond this service (fetches a caller's URL, publishes to a video host). */
+  openWorldHint: boolean;
+}
+
+/** Reads: get_job_status, get_transcript, get_download_links, list_jobs. */
+const READS: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Creates (and, billing on, charges for) something new on every call: a job, a bundle, a session, a payment. */
+const CREATES: ToolHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Moves an existing job on; the same call again answers the same. */
+const ADVANCES: ToolHints = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
 /** Every tool also takes the session token as an argument, for hosts that cannot set an Authorization header. */
 export const SessionTokenArg = z
@@ -76,8 +97,10 @@ const withSession = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...s
 const PAY_NOTE =
   'Paid: with billing on, the first call answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges and, wherever the card rail can take the price, a hosted card checkout_url for browser hosts with the job_id it pays (called without a session, also the session_token that owns that job: keep it, it is given only there); repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid at its checkout_url continues with get_upload_url (uploads) or get_job_status (cuts and clip batches start once paid; repeating the call would create another job), with that job_id and session_token.';
 const UPLOAD_NOTE =
-  'Give filename and content_type to upload: returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed. ' +
-  'Or give source_url (the https URL of the media file itself) and content_type instead of uploading: the job starts at once (the service fetches the file); then call get_job_status with wait_seconds.';
+  'Returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed.';
+/** Media by URL: the job types' upload tools only (the agent products take uploads). */
+const URL_NOTE =
+  'Or give source_url (the https URL of the media file itself, not of its web page) with content_type instead of filename: nothing to upload, the job starts at once (the service fetches the file); then call get_job_status with wait_seconds.';
 const CUT_NOTE = 'Runs at once (no upload): then call get_job_status with wait_seconds until completed; outputs carry download links.';
 
 /**
@@ -92,10 +115,12 @@ function agentTools(input: 'upload' | 'parent'): ToolEntry[] {
     .map(({ def, text }) => ({
       name: def.type,
       title: text.title,
-      description: `${text.description} ${input === 'upload' ? UPLOAD_NOTE : CUT_NOTE} ${PAY_NOTE}`,
+      description: `${text.description} ${input === 'upload' ? `${UPLOAD_NOTE} ${URL_NOTE}` : CUT_NOTE} ${PAY_NOTE}`,
       input: jobTypeInput(def.type, text.required),
       price: { kind: 'job', jobType: def.type },
       limit: 'job_create',
+      // An upload tool may fetch the caller's source_url from the internet.
+      hints: input === 'upload' ? { ...CREATES, openWorldHint: true } : CREATES,
     }));
 }
 
@@ -107,6 +132,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       'Free. Creates an anonymous session and returns its session_token; pass it as session_token (or Authorization: Bearer) to every later call. Optional: a paid call made without a session creates one and returns its token (in the result once paid by a credential, or in the -32042 beside its checkout_url).',
     input: z.strictObject({}),
     price: { kind: 'free' },
+    hints: CREATES,
     limit: 'session_create',
   },
   ...agentTools('upload'),
@@ -117,6 +143,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       'After the PUT to upload_url: verifies the file reached storage and starts processing. Then call get_job_status with wait_seconds. Payment-gated like get_upload_url when the job is still unpaid.',
     input: withSession({ job_id: jobId }),
     price: { kind: 'free' },
+    hints: ADVANCES,
     limit: 'payment',
   },
   {
@@ -125,6 +152,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `A presigned URL to PUT the file to (valid 1 hour), for a job created by transcribe, summarize, find_clips, clips_from_video or clips_youtube: use it after paying by the hosted checkout_url, or when the first URL expired. ${PAY_NOTE}`,
     input: withSession({ job_id: jobId }),
     price: { kind: 'free' },
+    hints: ADVANCES,
     limit: 'payment',
   },
   {
@@ -143,6 +171,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
         .describe('Wait up to this many seconds for the job to end (default 0: answer at once; at most 290)'),
     }),
     price: { kind: 'free' },
+    hints: READS,
     streams: true,
   },
   {
@@ -155,6 +184,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       format: z.enum(TRANSCRIPT_FORMATS).optional().describe('srt (default), txt, vtt, json, words or edit'),
     }),
     price: { kind: 'free' },
+    hints: READS,
   },
   {
     name: 'get_download_links',
@@ -163,6 +193,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       "Fresh download links (valid 1 hour) of a completed job's outputs: download_url (inline) and attachment_url (download with a file name), by role (transcript, clips, summary, clip, subjects, clip_1, …).",
     input: withSession({ job_id: jobId }),
     price: { kind: 'free' },
+    hints: READS,
   },
   {
     name: 'list_jobs',
@@ -171,6 +202,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       "The session's jobs, newest first, a page at a time (job_id, job_type, status, created_at, source_job_id, bundle_job_id, …; no outputs: get_job_status or get_download_links gives them). Use it to find a job whose id was lost. Pass next_cursor back as cursor, with the same filters, for older jobs; next_cursor null means no more.",
     input: withSession(ListJobsQuery.shape),
     price: { kind: 'free' },
+    hints: READS,
   },
   ...agentTools('parent'),
   {
@@ -182,6 +214,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       clips: z.array(BundleClip).min(1).max(LIMITS.clipsPerBatchMax),
     }),
     price: { kind: 'per_clip', jobType: 'clips_vertical' },
+    hints: CREATES,
     limit: 'job_create',
   },
   {
@@ -193,6 +226,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       clips: z.array(BundleClip).min(1).max(LIMITS.clipsPerBatchMax),
     }),
     price: { kind: 'per_clip', jobType: 'clips_horizontal' },
+    hints: CREATES,
     limit: 'job_create',
   },
   {
@@ -211,6 +245,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
       subject: SubjectStrategy.exclude(['manual', 'subject_id']).optional().describe('vertical only: center (default), auto or follow'),
     }),
     price: { kind: 'per_clip', jobType: 'clips_vertical' },
+    hints: CREATES,
     limit: 'job_create',
   },
   {
@@ -219,6 +254,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `One purchase: upload a video, the service finds its best moments (find_clips) AND cuts up to 5 vertical 9:16 clips of them (reframed, loudness-normalized). Card only: a hold authorizes the worst case (USD 4.50) and at the end only what was delivered is charged (the find_clips price plus 0.50 per clip delivered), the rest released; a step that fails is not charged. ${UPLOAD_NOTE} Then get_job_status shows each step; its outputs are the clips (clip_1, …), the candidates (clips) and the transcript. ${PAY_NOTE}`,
     input: withSession(ClipsFromVideoRequest.shape),
     price: { kind: 'hold', product: 'clips_from_video' },
+    hints: CREATES,
     limit: 'job_create',
   },
   {
@@ -227,6 +263,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `Like clips_from_video, with up to 5 clips in the source's own 16:9 framing (no reframing, no publishing). Card only: hold of USD 4.50, charged for what was delivered. ${UPLOAD_NOTE} ${PAY_NOTE}`,
     input: withSession(ClipsYoutubeRequest.shape),
     price: { kind: 'hold', product: 'clips_youtube' },
+    hints: CREATES,
     limit: 'job_create',
   },
   {
@@ -235,6 +272,7 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `Charges 0.01 USDC on the chain rail (below the card minimum of USD 0.50, so no card challenge and no checkout_url) and echoes: try your payment set-up before a real job. Paid: with billing on, the first call answers JSON-RPC error -32042 with MPP challenges in data.challenges; repeat the same call with the credential in params._meta["org.paymentauth/credential"], and the receipt comes back in result._meta["org.paymentauth/receipt"].`,
     input: withSession({ echo: z.string().max(LIMITS.echoMaxChars).optional().describe('Returned as given') }),
     price: { kind: 'smoke_test' },
+    hints: CREATES,
     limit: 'payment',
   },
 ];

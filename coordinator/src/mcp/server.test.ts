@@ -49,6 +49,26 @@ describe('MCP endpoint', () => {
     for (const t of message.result!.tools) expect(t.inputSchema.type).toBe('object');
   });
 
+  it('annotates every tool truthfully: reads are read-only and idempotent, paid creations are neither, URL fetchers reach the open world', async () => {
+    const tools = (await rpc('tools/list')).message.result!.tools as { name: string; title: string; annotations: Record<string, unknown> }[];
+    const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+    for (const t of tools) {
+      expect(Object.keys(t.annotations).sort(), t.name).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
+      expect(t.annotations['title']).toBe(t.title);
+      // Nothing here deletes what a caller has (DELETE of sources and outputs is REST only).
+      expect(t.annotations['destructiveHint'], t.name).toBe(false);
+    }
+    for (const read of ['get_job_status', 'get_transcript', 'get_download_links', 'list_jobs'])
+      expect(hints[read]).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    const paid = MCP_TOOLS.filter((t) => t.price.kind !== 'free').map((t) => t.name);
+    expect(paid.length).toBeGreaterThan(8);
+    for (const name of paid) expect(hints[name], name).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    for (const name of ['transcribe', 'summarize', 'find_clips']) expect(hints[name], name).toMatchObject({ openWorldHint: true });
+    for (const name of ['extract_clip', 'clips_vertical', 'clips_from_video', 'complete_upload'])
+      expect(hints[name], name).toMatchObject({ openWorldHint: false });
+    expect(hints['complete_upload']).toMatchObject({ readOnlyHint: false, idempotentHint: true });
+  });
+
   it('answers get_job_status for the owner and a tool error (403) for another session', async () => {
     const q = await queueTranscribeJob(ctx);
     await ctx.db.transaction((tx) => transitionJob(tx, { jobId: q.jobId, from: 'extracting_audio', to: 'failed', reason: 'test', now: ctx.clock.now() }));

@@ -77,7 +77,13 @@ export function buildMcpServer(
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: MCP_TOOLS.map((t) => ({ name: t.name, title: t.title, description: t.description, inputSchema: toolInputJsonSchema(t) as { type: 'object' } })),
+    tools: MCP_TOOLS.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: toolInputJsonSchema(t) as { type: 'object' },
+      annotations: { title: t.title, ...t.hints },
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     const name = req.params.name;
