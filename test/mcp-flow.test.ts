@@ -77,9 +77,11 @@ describe('MCP with the official client', () => {
     const bad = await call('transcribe', { filename: 'a.wav' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0]!.text).toMatch(/invalid arguments for transcribe: content_type/);
+    // content_type is an enum of the accepted media types over MCP: anything else is refused by the schema, naming the field.
     const wrongType = await call('transcribe', { filename: 'a.wav', content_type: 'application/zip' });
     expect(wrongType.isError).toBe(true);
-    expect(wrongType.structuredContent).toMatchObject({ code: 'unsupported_media', status: 400 });
+    expect(wrongType.structuredContent).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(wrongType.content[0]!.text).toMatch(/content_type/);
     const foreign = await call('get_job_status', { job_id: '00000000-0000-4000-8000-000000000000', bogus: 1 });
     expect(foreign.isError).toBe(true);
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toBeInstanceOf(McpError);

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTopicTalk, openingOf, TOPIC_TEXTS } from './harness/media-gen/topic-talk.ts';
 import { concatWavs, librivoxUtterances, makeVideo } from './harness/media.ts';
 import { probeStreams } from './harness/probe.ts';
 import { startStack, type Stack } from './harness/stack.ts';
@@ -27,6 +28,7 @@ describe('media by URL (source_url)', () => {
   const work = mkdtempSync(join(tmpdir(), 'cutroom-source-url-'));
   const speech = join(work, 'speech.wav');
   const video = join(work, 'talk.mp4');
+  const topicVideo = join(work, 'topics.mp4');
 
   beforeAll(async () => {
     await concatWavs(
@@ -36,13 +38,18 @@ describe('media by URL (source_url)', () => {
       speech,
     );
     await makeVideo(speech, video);
+    // Two topics of about 45 s each (as products-flow): find_clips has moments to offer.
+    const talk = await makeTopicTalk(work, { topics: TOPIC_TEXTS.slice(0, 2).map((t) => openingOf(t, 8)), name: 'topics.wav' });
+    await makeVideo(talk.wav, topicVideo, { fps: 10 });
     const wav = readFileSync(speech);
     const mp4 = readFileSync(video);
+    const topics = readFileSync(topicVideo);
     server = http.createServer((req, res) => {
       served.push(req.url!);
       if (req.url === '/media/talk.wav') res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length }).end(wav);
       else if (req.url === '/media/talk.mp4') res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': mp4.length }).end(mp4);
       else if (req.url === '/share/talk') res.writeHead(302, { location: '/media/talk.mp4' }).end();
+      else if (req.url === '/media/topics.mp4') res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': topics.length }).end(topics);
       else if (req.url === '/watch?v=talk')
         res
           .writeHead(200, { 'content-type': 'text/html' })
@@ -147,4 +154,41 @@ describe('media by URL (source_url)', () => {
       await client.close();
     }
   });
+
+  it('serves a scripted agent over MCP alone: find_clips from a source_url, then clips_vertical of its best candidate', async () => {
+    // An agent host that speaks only MCP: no session made over REST, no upload, no HTTP but MCP until the finished files are downloaded.
+    const agent = new Client({ name: 'scripted-agent', version: '1.0.0' });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(`${stack.coordinator.url}/mcp`)));
+    type Result = { isError?: boolean; structuredContent?: Record<string, any>; content: { text: string }[] };
+    const call = async (name: string, args: Record<string, unknown>, timeout = 60_000) =>
+      (await agent.callTool({ name, arguments: args }, undefined, { timeout })) as Result;
+    try {
+      expect(agent.getInstructions()).toMatch(/source_url/);
+      const session = (await call('create_session', {})).structuredContent!.session_token as string;
+      const found = await call('find_clips', { source_url: `${base}/media/topics.mp4`, content_type: 'video/mp4', target: 'short', session_token: session });
+      expect(found.isError, found.content[0]?.text).toBeFalsy();
+      const findJob = found.structuredContent!.job_id as string;
+      const done = await call('get_job_status', { job_id: findJob, wait_seconds: 240, session_token: session }, 250_000);
+      expect(done.structuredContent!.status, done.structuredContent!.error_message).toBe('completed');
+      const clipsUrl = done.structuredContent!.outputs.find((o: { role: string }) => o.role === 'clips').download_url as string;
+      const candidates = ((await (await fetch(clipsUrl)).json()) as { candidates: { id: string; start: number; end: number }[] }).candidates;
+      expect(candidates.length).toBeGreaterThan(0);
+      const best = candidates[0]!;
+      const bundle = await call('clips_vertical', {
+        source_job_id: findJob,
+        clips: [{ candidate_id: best.id, profile: 'vidB-stories' }],
+        session_token: session,
+      });
+      expect(bundle.isError, bundle.content[0]?.text).toBeFalsy();
+      const cut = await call('get_job_status', { job_id: bundle.structuredContent!.job_id, wait_seconds: 240, session_token: session }, 250_000);
+      expect(cut.structuredContent!.status, cut.structuredContent!.error_message).toBe('completed');
+      const clip = cut.structuredContent!.outputs.find((o: { role: string }) => o.role === 'clip_1');
+      const probe = await probeStreams(clip.download_url);
+      const v = probe.streams.find((st: { codec_type: string }) => st.codec_type === 'video') as { width: number; height: number };
+      expect(v.width / v.height).toBeCloseTo(9 / 16, 2);
+      expect(Math.abs(probe.duration - (best.end - best.start))).toBeLessThan(0.5);
+    } finally {
+      await agent.close();
+    }
+  }, 400_000);
 });

@@ -44,8 +44,22 @@ export const CreateJobRequest = z.strictObject({
       "`clips_vertical` (in the spec's enum) is a bundle of 1-5 clips of one find_clips job, bought with one card checkout of quantity N, so it is created at POST /jobs/{parent_job_id}/derivatives with `clips`; " +
       '`clips_horizontal`, `clips_from_video` and `clips_youtube` are offered through the MCP tools of those names only',
   ),
-  filename: z.string().min(1).max(LIMITS.filenameMaxChars).optional(),
-  content_type: z.string().min(1).max(255).optional(),
+  filename: z
+    .string()
+    .min(1)
+    .max(LIMITS.filenameMaxChars)
+    .optional()
+    .describe(
+      "transcribe, summarize, find_clips: the file's name (names the downloads); required for an upload, defaults to the URL's last part with source_url",
+    ),
+  content_type: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe(
+      'transcribe, summarize, find_clips: the media type of the file, e.g. audio/mpeg, audio/wav, audio/mp4, audio/ogg, audio/flac, video/mp4, video/quicktime, video/webm; audio or video sets the price; the upload URL is bound to it',
+    ),
   source_url: z
     .string()
     .max(2048)
@@ -54,7 +68,12 @@ export const CreateJobRequest = z.strictObject({
       "transcribe, summarize, find_clips (a cutroom extension): the https URL of the media file itself (not of a page showing it) instead of an upload. content_type is still required and sets the price; filename defaults to the URL path's last part. " +
         'Started by POST /jobs/{id}/process (which takes the payment while unpaid): an agent fetches the URL (public addresses only, at most the upload size limit, within the fetch time limit), checks the file is audio or video, and processes it; a refused or failed fetch, or media of another kind than content_type, fails the job and refunds it, saying why',
     ),
-  query: z.string().min(1).max(LIMITS.queryMaxChars).optional(),
+  query: z
+    .string()
+    .min(1)
+    .max(LIMITS.queryMaxChars)
+    .optional()
+    .describe('find_clips: find the moments about this text (1-500 characters) instead of the best moments'),
   target: ClipTarget.optional().describe(
     'find_clips: what the candidates are sized for: short (15-60 s, stories and shorts), medium (60-180 s, reels), long (120-300 s). Omitted: 2-5 minutes, or, when no topic of the recording lasts 2 minutes, candidates that fit its topics. A candidate never crosses a topic boundary',
   ),
@@ -64,14 +83,21 @@ export const CreateJobRequest = z.strictObject({
     .describe(
       'extract_clip, extract_vertical_clip, edit_from_transcript: the completed transcribe/summarize/find_clips job of this session whose stored source is cut (no re-upload)',
     ),
-  segments: z.array(ExtractClipSegment).min(LIMITS.segmentsMin).max(LIMITS.segmentsMax).optional(),
+  segments: z
+    .array(ExtractClipSegment)
+    .min(LIMITS.segmentsMin)
+    .max(LIMITS.segmentsMax)
+    .optional()
+    .describe(
+      'extract_clip: 1-50 windows of the parent, {start, end} in seconds (end > start) with an optional label, joined in the order given into one clip',
+    ),
   include_transcript: z
     .boolean()
     .optional()
     .describe(
       'extract_clip: also output the parent transcript re-timed to the cut (role `transcript`: SRT, and every format through the download route). Default true',
     ),
-  title: z.string().max(LIMITS.titleMaxChars).optional(),
+  title: z.string().max(LIMITS.titleMaxChars).optional().describe('Optional, at most 200 characters: kept with the job (publish_video: the video title)'),
   edit: z
     .string()
     // Characters: a cheap bound here; the byte limit (UTF-8) is checked by the job type with its own message.
@@ -118,13 +144,14 @@ export const CreateJobRequest = z.strictObject({
     .enum(['private', 'unlisted', 'public'])
     .optional()
     .describe('publish_video: who can watch the published video (default private: nothing is public until you say so)'),
-  thread_id: z.uuid().optional(),
+  thread_id: z.uuid().optional().describe("Optional: a uuid of the caller's own to group jobs (a conversation, a project); kept with the job"),
   clips: z.array(ClipsEntry).min(1).max(LIMITS.clipsPerBatchMax).optional(),
   /** Not in the spec: force the transcript language (ISO 639-1); omitted → detected. */
   language: z
     .string()
     .regex(/^[a-z]{2}$/)
-    .optional(),
+    .optional()
+    .describe('transcribe, summarize, find_clips: the spoken language as an ISO 639-1 code (en, de, …) to force; omitted, it is detected'),
 });
 export type CreateJobRequest = z.infer<typeof CreateJobRequest>;
 

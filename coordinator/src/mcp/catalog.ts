@@ -6,6 +6,7 @@ import { SubjectStrategy } from '@cutroom/shared/clips/subjects-v1';
 import type { JobType } from '@cutroom/shared/job-types';
 import type { RateLimitGroup } from '../http/rate-limit.ts';
 import { LIMITS } from '@cutroom/shared/limits';
+import { AUDIO_CONTENT_TYPES, VIDEO_CONTENT_TYPES } from '@cutroom/shared/media-types';
 import { ClipsFromVideoRequest, ClipsYoutubeRequest, type AgentProduct } from '@cutroom/shared/products';
 import { TRANSCRIPT_FORMATS } from '@cutroom/shared/transcript/index';
 import { JOB_TYPE_DEFINITIONS } from '../job-types/agent-types.ts';
@@ -86,16 +87,31 @@ function jobTypeInput(type: JobType, required: readonly string[] = []): z.ZodObj
   const shape: Record<string, z.ZodType> = { ...def.request.shape };
   for (const k of required) {
     const field = shape[k];
-    if (field instanceof z.ZodOptional) shape[k] = field.unwrap() as z.ZodType;
+    // Required here: unwrapped, keeping the description the optional field carried.
+    if (field instanceof z.ZodOptional)
+      shape[k] = field.description ? (field.unwrap() as z.ZodType).describe(field.description) : (field.unwrap() as z.ZodType);
   }
   if ('source_job_id' in shape) shape['source_job_id'] = sourceJobId;
+  // Over MCP the accepted media types are listed (an agent picks one); REST also takes them with parameters and in any case.
+  if ('content_type' in shape) {
+    const field = z
+      .enum([...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES] as [string, ...string[]])
+      .describe('The media type of the file: an audio type (the audio price) or a video type (the video price); the upload URL is bound to it');
+    shape['content_type'] = required.includes('content_type') ? field : field.optional();
+  }
   return z.strictObject({ ...shape, session_token: SessionTokenArg });
 }
 
 const withSession = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...shape, session_token: SessionTokenArg });
 
-const PAY_NOTE =
-  'Paid: with billing on, the first call answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges and, wherever the card rail can take the price, a hosted card checkout_url for browser hosts with the job_id it pays (called without a session, also the session_token that owns that job: keep it, it is given only there); repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid at its checkout_url continues with get_upload_url (uploads) or get_job_status (cuts and clip batches start once paid; repeating the call would create another job), with that job_id and session_token.';
+/**
+ * How paying works, once for every paid tool: said in the server's instructions (mcp/server.ts
+ * MCP_INSTRUCTIONS), which hosts give the model with the tool list. Each paid tool's description
+ * carries only PAY_NOTE, which points there (the same paragraph in 14 tools was 12 KB of tools/list).
+ */
+export const PAYMENT_RULES =
+  'With billing on, the first call of a paid tool answers JSON-RPC error -32042 (payment required) with MPP challenges in data.challenges and, wherever the card rail can take the price, a hosted card checkout_url for browser hosts with the job_id it pays (called without a session, also the session_token that owns that job: keep it, it is given only there); repeat the same call with the credential in params._meta["org.paymentauth/credential"] (any MPP client does this), and the receipt comes back in result._meta["org.paymentauth/receipt"]. A job paid at its checkout_url continues with get_upload_url (uploads) or get_job_status (cuts and clip batches start once paid; repeating the call would create another job), with that job_id and session_token.';
+const PAY_NOTE = 'Paid: the first call with billing on answers -32042 (payment required); how to pay and go on is in the server instructions ("Paying").';
 const UPLOAD_NOTE =
   'Returns job_id and upload_url: PUT the file bytes to upload_url with the same Content-Type, then call complete_upload, then get_job_status with wait_seconds until completed.';
 /** Media by URL: the job types' upload tools only (the agent products take uploads). */
@@ -211,7 +227,13 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `Up to 5 vertical 9:16 clips of one find_clips job in one purchase (per clip: candidate_id or start/end, optional title, profile and reframing), one job id, one file per clip. Priced per clip on both rails (chain USDC or card). ${CUT_NOTE} ${PAY_NOTE}`,
     input: withSession({
       source_job_id: sourceJobId.describe('A completed find_clips job of your session'),
-      clips: z.array(BundleClip).min(1).max(LIMITS.clipsPerBatchMax),
+      clips: z
+        .array(BundleClip)
+        .min(1)
+        .max(LIMITS.clipsPerBatchMax)
+        .describe(
+          '1-5 clips, each {candidate_id} of the find_clips output or {start, end} in seconds, with an optional title (and for vertical clips profile and reframing)',
+        ),
     }),
     price: { kind: 'per_clip', jobType: 'clips_vertical' },
     hints: CREATES,
@@ -223,7 +245,13 @@ export const MCP_TOOLS: readonly ToolEntry[] = [
     description: `Up to 5 clips of one find_clips job in the source's own 16:9 framing, one purchase, one job id, delivered as separate files (unlike extract_clip, which joins segments into one file). Per clip: candidate_id or start/end, optional title. Priced per clip on both rails. ${CUT_NOTE} ${PAY_NOTE}`,
     input: withSession({
       source_job_id: sourceJobId.describe('A completed find_clips job of your session'),
-      clips: z.array(BundleClip).min(1).max(LIMITS.clipsPerBatchMax),
+      clips: z
+        .array(BundleClip)
+        .min(1)
+        .max(LIMITS.clipsPerBatchMax)
+        .describe(
+          '1-5 clips, each {candidate_id} of the find_clips output or {start, end} in seconds, with an optional title (and for vertical clips profile and reframing)',
+        ),
     }),
     price: { kind: 'per_clip', jobType: 'clips_horizontal' },
     hints: CREATES,

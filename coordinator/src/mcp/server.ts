@@ -7,7 +7,7 @@ import { AppError, isAppError, type NextCall } from '../lib/app-error.ts';
 import { errorClassOf } from '../lib/error-class.ts';
 import { PaymentProblem } from '../payments/types.ts';
 import { SERVICE_VERSION } from '../version.ts';
-import { MCP_TOOLS, toolInputJsonSchema, toolNamed } from './catalog.ts';
+import { MCP_TOOLS, PAYMENT_RULES, toolInputJsonSchema, toolNamed } from './catalog.ts';
 import { JsonRpcError, paymentErrorToMcp, receiptMeta } from './payment.ts';
 import { type ToolCall, toolCallOf } from './tool-call.ts';
 import { TOOL_HANDLERS, type ToolResult } from './tools/index.ts';
@@ -17,8 +17,9 @@ export const MCP_INSTRUCTIONS =
   'cutroom: paid audio/video post-production, per job, no account. For clips from a video start with find_clips (it includes the transcript; do not call transcribe first), ' +
   'then cut chosen candidates without re-uploading (extract_vertical_clip, extract_clip, clips_vertical, clips_horizontal, clips_from_job), or buy everything in one call with clips_from_video / clips_youtube. ' +
   'Upload tools return an upload_url: PUT the file there, call complete_upload, then get_job_status with wait_seconds (progress notifications when you send a progressToken). ' +
-  'Paid tools answer JSON-RPC -32042 with MPP challenges and a hosted card checkout_url (with its job_id, and the session_token that owns it when you called without one); repeat the call with the credential in _meta["org.paymentauth/credential"], or pay at checkout_url. Failed jobs are refunded automatically. ' +
-  'Pass session_token (from create_session or a paid call) to every call, or send Authorization: Bearer.';
+  'transcribe, summarize and find_clips take source_url (the https URL of the media file) instead of an upload: the call starts the job, with no HTTP outside MCP. list_jobs finds your jobs again. ' +
+  'Pass session_token (from create_session or a paid call) to every call, or send Authorization: Bearer. ' +
+  `Paying: ${PAYMENT_RULES} Failed jobs are refunded automatically.`;
 
 /** How MCP names the call a service error suggests next. */
 const NEXT_TOOL: Record<NextCall, string> = {
