@@ -176,7 +176,7 @@ describe('media by URL (source_url)', () => {
       const best = candidates[0]!;
       const bundle = await call('clips_vertical', {
         source_job_id: findJob,
-        clips: [{ candidate_id: best.id, profile: 'vidB-stories' }],
+        clips: [{ candidate_id: best.id, profile: 'vidA-primary-720p' }],
         session_token: session,
       });
       expect(bundle.isError, bundle.content[0]?.text).toBeFalsy();
