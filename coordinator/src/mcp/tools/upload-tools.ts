@@ -60,52 +60,52 @@ export function paymentContextOf(created: Partial<CreateJobResponse> & { job_id:
 }
 
 /**
- * The upload URL of a job, taking its payment first while it is unpaid: the gated call REST's
- * GET upload-url makes. Unpaid and no credential → -32042 naming the job, so the retry (same
- * arguments plus the credential) pays this job rather than creating another.
+ * A payment-gated step of a created job: `gated` pays while the job is unpaid (REST's gated call),
+ * and its fields join what the job is; unpaid with no credential → -32042 naming the job, so the
+ * retry (same arguments plus the credential) pays this job rather than creating another.
  */
-export async function uploadStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+async function paidStep(
+  call: ToolCall,
+  jobId: string,
+  created: Partial<CreateJobResponse> | undefined,
+  gated: () => Promise<{ fields: Record<string, unknown>; receipt: Record<string, string> }>,
+  next: { done: string; pay: string },
+): Promise<ToolResult> {
   try {
-    const served = await uploadUrlCall(call.ctx, call.creds, jobId);
+    const served = await gated();
     return {
       value: {
         job_id: jobId,
         ...(created?.job_type && { job_type: created.job_type }),
         ...(created?.price_cents !== undefined && { price_cents: created.price_cents }),
         payment_status: 'paid',
-        upload_url: served.value.upload_url,
+        ...served.fields,
         ...(call.newSessionToken && { session_token: call.newSessionToken }),
-        next: NEXT.upload,
+        next: next.done,
       },
       receipt: served.receipt,
     };
   } catch (err) {
-    throw await mcpPaymentError(call, err, paymentContextOf({ ...created, job_id: jobId }, call, { next: NEXT.payUpload }));
+    throw await mcpPaymentError(call, err, paymentContextOf({ ...created, job_id: jobId }, call, { next: next.pay }));
   }
 }
 
-/**
- * A job created with a source_url (media by URL): started (and paid while unpaid) by the call REST's
- * POST process makes: the agent fetches the URL. Unpaid and no credential → -32042 naming the job.
- */
-export async function startStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
-  try {
+/** The upload URL of a job, taking its payment first while it is unpaid (REST's GET upload-url). */
+export function uploadStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+  const gated = async () => {
+    const served = await uploadUrlCall(call.ctx, call.creds, jobId);
+    return { fields: { upload_url: served.value.upload_url }, receipt: served.receipt };
+  };
+  return paidStep(call, jobId, created, gated, { done: NEXT.upload, pay: NEXT.payUpload });
+}
+
+/** A job created with a source_url (media by URL): paid while unpaid and started by REST's POST process; the agent fetches the URL. */
+export function startStep(call: ToolCall, jobId: string, created?: Partial<CreateJobResponse>): Promise<ToolResult> {
+  const gated = async () => {
     const served = await processCall(call.ctx, call.creds, jobId);
-    return {
-      value: {
-        job_id: jobId,
-        ...(created?.job_type && { job_type: created.job_type }),
-        ...(created?.price_cents !== undefined && { price_cents: created.price_cents }),
-        payment_status: 'paid',
-        status: served.value.status,
-        ...(call.newSessionToken && { session_token: call.newSessionToken }),
-        next: NEXT.wait,
-      },
-      receipt: served.receipt,
-    };
-  } catch (err) {
-    throw await mcpPaymentError(call, err, paymentContextOf({ ...created, job_id: jobId }, call, { next: NEXT.payStart }));
-  }
+    return { fields: { status: served.value.status }, receipt: served.receipt };
+  };
+  return paidStep(call, jobId, created, gated, { done: NEXT.wait, pay: NEXT.payStart });
 }
 
 /** The next step of a created upload tool job: its upload URL, or for a source_url its start. */
